@@ -425,6 +425,7 @@ void cs_fs_listing_add(cs_fs_listing *l, const char *uri, uint64_t size)
     }
     l->v[l->n].uri = cs_xstrdup(uri);
     l->v[l->n].size = size;
+    l->v[l->n].mtime_ms = 0;
     l->n++;
 }
 

@@ -65,8 +65,9 @@ int cs_fs_output_codec(const struct cs_codec **codec, cs_error *err);
 /* ---- listing --------------------------------------------------------------------------------- */
 
 typedef struct cs_fs_file {
-    char *uri;     /* as given to cs_fs_open_input: a local path, or s3a://bucket/key */
-    uint64_t size; /* bytes stored (compressed size for a compressed file) */
+    char *uri;        /* as given to cs_fs_open_input: a local path, or s3a://bucket/key */
+    uint64_t size;    /* bytes stored (compressed size for a compressed file) */
+    int64_t mtime_ms; /* last modified (ms since the epoch): cs_fs_list_tree only, else 0 */
 } cs_fs_file;
 
 typedef struct cs_fs_listing {

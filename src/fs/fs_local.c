@@ -86,6 +86,12 @@ static int local_expand(const char *uri, cs_fs_listing *out, cs_error *err)
     return out_rc;
 }
 
+static void add_with_mtime(cs_fs_listing *l, const char *p, const struct stat *st)
+{
+    cs_fs_listing_add(l, p, (uint64_t)st->st_size);
+    l->v[l->n - 1].mtime_ms = (int64_t)st->st_mtim.tv_sec * 1000 + st->st_mtim.tv_nsec / 1000000;
+}
+
 /* Adds every regular file under dir (any depth), unsorted. */
 static int add_tree(cs_fs_listing *l, const char *dir, cs_error *err)
 {
@@ -102,7 +108,7 @@ static int add_tree(cs_fs_listing *l, const char *dir, cs_error *err)
         if (S_ISDIR(st.st_mode))
             rc = add_tree(l, p, err);
         else if (S_ISREG(st.st_mode))
-            cs_fs_listing_add(l, p, (uint64_t)st.st_size);
+            add_with_mtime(l, p, &st);
     }
     closedir(d);
     return rc;
@@ -119,7 +125,7 @@ static int local_list_tree(const char *uri, cs_fs_listing *out, cs_error *err)
     }
     size_t from = out->n;
     if (!S_ISDIR(st.st_mode)) {
-        cs_fs_listing_add(out, p, (uint64_t)st.st_size);
+        add_with_mtime(out, p, &st);
         return 0;
     }
     int rc = add_tree(out, p, err);

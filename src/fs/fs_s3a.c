@@ -122,7 +122,7 @@ static s3a_fs *fs_of(const char *uri, char **key, cs_error *err)
 
 /* ---- listing ------------------------------------------------------------------------------ */
 
-typedef int (*list_fn)(void *arg, const char *key, uint64_t size, bool is_prefix);
+typedef int (*list_fn)(void *arg, const char *key, uint64_t size, int64_t mtime_ms, bool is_prefix);
 
 /* A paged listing ends only when the server says so: one that gives a page marker it gave
  * before, or a truncated page with nothing in it, would be listed for ever (a server once
@@ -179,14 +179,17 @@ static int parse_list_page(const s3a_buf *resp, bool paging, list_fn fn, void *a
         for (xmlNodePtr n = root->children; n && rc == 0; n = n->next) {
             if (n->type != XML_ELEMENT_NODE) continue;
             if (strcmp((const char *)n->name, "Contents") == 0) {
-                char *k = cs_s3a_xml_text(n, "Key"), *sz = cs_s3a_xml_text(n, "Size");
-                if (k) rc = fn(arg, k, sz ? strtoull(sz, NULL, 10) : 0, false);
+                char *k = cs_s3a_xml_text(n, "Key"), *sz = cs_s3a_xml_text(n, "Size"),
+                     *mt = cs_s3a_xml_text(n, "LastModified");
+                if (k)
+                    rc = fn(arg, k, sz ? strtoull(sz, NULL, 10) : 0, cs_s3a_iso8601_ms(mt), false);
                 *entries += k != NULL;
                 free(k);
                 free(sz);
+                free(mt);
             } else if (strcmp((const char *)n->name, "CommonPrefixes") == 0) {
                 char *p = cs_s3a_xml_text(n, "Prefix");
-                if (p) rc = fn(arg, p, 0, true);
+                if (p) rc = fn(arg, p, 0, 0, true);
                 *entries += p != NULL;
                 free(p);
             }
@@ -262,8 +265,9 @@ static const char *last_component(const char *key)
     return s ? s + 1 : key;
 }
 
-static int on_dir_entry(void *arg, const char *key, uint64_t size, bool is_prefix)
+static int on_dir_entry(void *arg, const char *key, uint64_t size, int64_t mtime_ms, bool is_prefix)
 {
+    (void)mtime_ms;
     dir_list *d = arg;
     if (is_prefix) {
         d->prefixes++;
@@ -279,8 +283,10 @@ static int on_dir_entry(void *arg, const char *key, uint64_t size, bool is_prefi
     return 0;
 }
 
-static int on_glob_entry(void *arg, const char *key, uint64_t size, bool is_prefix)
+static int on_glob_entry(void *arg, const char *key, uint64_t size, int64_t mtime_ms,
+                         bool is_prefix)
 {
+    (void)mtime_ms;
     dir_list *d = arg;
     (void)is_prefix;
     size_t n = strlen(key);
@@ -347,7 +353,8 @@ static int s3a_expand(const char *uri, cs_fs_listing *out, cs_error *err)
     return rc;
 }
 
-static int on_tree_entry(void *arg, const char *key, uint64_t size, bool is_prefix)
+static int on_tree_entry(void *arg, const char *key, uint64_t size, int64_t mtime_ms,
+                         bool is_prefix)
 {
     dir_list *d = arg;
     size_t n = strlen(key);
@@ -356,6 +363,7 @@ static int on_tree_entry(void *arg, const char *key, uint64_t size, bool is_pref
     char u[4200];
     uri_of(u, sizeof u, d->fs, key);
     cs_fs_listing_add(d->out, u, size);
+    d->out->v[d->out->n - 1].mtime_ms = mtime_ms;
     return 0;
 }
 
@@ -384,8 +392,9 @@ static int s3a_list_tree(const char *uri, cs_fs_listing *out, cs_error *err)
     return rc;
 }
 
-static int on_any(void *arg, const char *key, uint64_t size, bool is_prefix)
+static int on_any(void *arg, const char *key, uint64_t size, int64_t mtime_ms, bool is_prefix)
 {
+    (void)mtime_ms;
     (void)key;
     (void)size;
     (void)is_prefix;
@@ -431,8 +440,9 @@ typedef struct key_list {
     size_t n, cap;
 } key_list;
 
-static int on_collect(void *arg, const char *key, uint64_t size, bool is_prefix)
+static int on_collect(void *arg, const char *key, uint64_t size, int64_t mtime_ms, bool is_prefix)
 {
+    (void)mtime_ms;
     key_list *l = arg;
     (void)size;
     if (is_prefix) return 0;

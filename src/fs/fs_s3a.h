@@ -76,6 +76,9 @@ void cs_s3a_fs_release(s3a_fs *fs);
 
 /* Splits "s3a://bucket/key" (key may be empty); CS_EINVAL naming the URL when malformed. */
 int cs_s3a_parse_uri(const char *uri, char **bucket, char **key, cs_error *err);
+/* An ISO 8601 UTC time as S3 writes them ("2026-11-29T18:30:00.000Z", STS's Expiration) in ms
+ * since the epoch; 0 when s is NULL or not such a time. */
+int64_t cs_s3a_iso8601_ms(const char *s);
 
 /* ---- one request (s3a_client.c) ------------------------------------------------------------ */
 

@@ -322,13 +322,18 @@ void cs_s3a_fs_free(s3a_fs *fs)
 
 /* ---- web identity ------------------------------------------------------------------------- */
 
-static int64_t parse_iso8601_ms(const char *s)
+int64_t cs_s3a_iso8601_ms(const char *s)
 {
     struct tm tm;
     memset(&tm, 0, sizeof tm);
-    const char *end = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm);
+    const char *end = s ? strptime(s, "%Y-%m-%dT%H:%M:%S", &tm) : NULL;
     if (!end) return 0;
-    return (int64_t)timegm(&tm) * 1000;
+    int64_t ms = 0;
+    if (*end == '.') /* fractional seconds: the first three digits are milliseconds */
+        for (int i = 0, scale = 100; i < 3 && end[1 + i] >= '0' && end[1 + i] <= '9';
+             i++, scale /= 10)
+            ms += (end[1 + i] - '0') * scale;
+    return (int64_t)timegm(&tm) * 1000 + ms;
 }
 
 /* AssumeRoleWithWebIdentity: the token file's current content for temporary credentials. */
@@ -382,7 +387,7 @@ static int web_identity_fetch(s3a_fs *fs, s3a_creds *out, cs_error *err)
         out->secret_key = cs_s3a_xml_text(cr, "SecretAccessKey");
         out->session_token = cs_s3a_xml_text(cr, "SessionToken");
         char *exp = cs_s3a_xml_text(cr, "Expiration");
-        out->expires_ms = exp ? parse_iso8601_ms(exp) : 0;
+        out->expires_ms = exp ? cs_s3a_iso8601_ms(exp) : 0;
         free(exp);
     }
     if (doc) xmlFreeDoc(doc);

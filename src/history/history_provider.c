@@ -52,6 +52,8 @@ struct history_provider {
     cached **dropped; /* evicted or replaced while readers held them: freed at the last release */
     size_t ndropped, capdropped;
     uint64_t tick;
+    history_remove_fn remove; /* the cleaner's first step, when set */
+    void *remove_arg;
 };
 
 /* The id an application is listed and served under: the log's spark.app.id with every byte
@@ -234,6 +236,10 @@ int cs_history_provider_clean(history_provider *hp, int64_t now_ms, int64_t max_
         }
         struct stat st;
         bool dir = stat(e->path, &st) == 0 && S_ISDIR(st.st_mode);
+        if (hp->remove && hp->remove(hp->remove_arg, e->path, dir) != 0) {
+            hp->logs[w++] = *e; /* kept: tried again at the next run */
+            continue;
+        }
         if (dir ? cs_remove_tree(e->path) == 0 : unlink(e->path) == 0 || errno == ENOENT) {
             CS_INFO("history", "path=%s event=log_deleted Deleting expired event log",
                     cs_log_value(e->path));
@@ -247,6 +253,14 @@ int cs_history_provider_clean(history_provider *hp, int64_t now_ms, int64_t max_
     hp->nlogs = w;
     pthread_mutex_unlock(&hp->lock);
     return deleted;
+}
+
+void cs_history_provider_set_remover(history_provider *hp, history_remove_fn fn, void *arg)
+{
+    pthread_mutex_lock(&hp->lock);
+    hp->remove = fn;
+    hp->remove_arg = arg;
+    pthread_mutex_unlock(&hp->lock);
 }
 
 /* ---- the ui_provider ---------------------------------------------------------------------- */

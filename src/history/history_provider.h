@@ -19,6 +19,7 @@
 #ifndef CSPARK_HISTORY_PROVIDER_H
 #define CSPARK_HISTORY_PROVIDER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "common/err.h"
@@ -39,6 +40,12 @@ int cs_history_provider_scan(history_provider *hp, cs_error *err);
  * Returns how many logs were deleted (they leave the listing at once). */
 int cs_history_provider_clean(history_provider *hp, int64_t now_ms, int64_t max_age_ms,
                               int64_t max_num);
+
+/* Called by the cleaner with each log it is about to delete (a file, or a rolled log's directory
+ * when is_dir); a non-zero return keeps the log. For a directory that mirrors another store
+ * (history_mirror.h), this deletes the original. */
+typedef int (*history_remove_fn)(void *arg, const char *path, bool is_dir);
+void cs_history_provider_set_remover(history_provider *hp, history_remove_fn fn, void *arg);
 
 /* The ui_provider the server uses (arg is hp). */
 ui_provider cs_history_provider_ui(history_provider *hp);

@@ -6,9 +6,10 @@
  * Settings come, in increasing precedence, from SPARK_HISTORY_OPTS (-Dkey=value words, as Spark's
  * start-history-server.sh), the properties file, --conf, and LOG_DIR (as the legacy argument of
  * Spark's script): spark.history.fs.logDirectory (default file:/tmp/spark-events; file:/x,
- * file:///x or a plain path), spark.history.ui.port (18080), spark.history.fs.update.interval
- * (10s), spark.history.retainedApplications (50), spark.port.maxRetries (16), and the access
- * settings of ui/ui_access.h (spark.history.ui.acls.enable, spark.history.ui.admin.acls,
+ * file:///x, a plain path, or s3a://bucket/prefix, read through a local copy: history_mirror.h),
+ * spark.history.ui.port (18080), spark.history.fs.update.interval (10s),
+ * spark.history.retainedApplications (50), spark.port.maxRetries (16), and the access settings of
+ * ui/ui_access.h (spark.history.ui.acls.enable, spark.history.ui.admin.acls,
  * cspark.ui.auth.usersFile, cspark.ui.allowedHosts); the server binds SPARK_LOCAL_IP, else every
  * address in a pod (as Spark's, for the Service) and 127.0.0.1 outside one. It lists the directory
  * at start and every update interval, serves the application list at / and each application's UI
@@ -22,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -32,6 +34,8 @@
 #include "common/log.h"
 #include "common/sigpipe.h"
 #include "programs/program_mains.h"
+#include "fs/fs.h"
+#include "history/history_mirror.h"
 #include "history/history_provider.h"
 #include "ui/ui_server.h"
 
@@ -87,12 +91,40 @@ static char *local_dir(const char *uri, cs_error *err)
     }
     if (!p || !*p) {
         cs_error_set(err, CS_EUNSUPPORTED,
-                     "unsupported value for " KEY_DIR ": '%s' (expected a local directory: "
-                     "file:/path, file:///path or /path)",
+                     "unsupported value for " KEY_DIR ": '%s' (expected a directory: "
+                     "file:/path, file:///path, /path or s3a://bucket/path)",
                      uri);
         return NULL;
     }
     return cs_xstrdup(p);
+}
+
+/* An object-store log directory (Spark reads it through Hadoop's S3A): it must exist, as Spark
+ * requires of any log directory, and is copied locally before every scan. */
+static int open_mirror(const cs_conf *conf, const char *uri, history_mirror **out, cs_error *err)
+{
+    cs_fs_configure(conf); /* spark.hadoop.fs.s3a.* */
+    cs_fs_status st = {0};
+    if (cs_fs_stat(uri, &st, err) < 0) return cs_error_prefix(err, KEY_DIR "=%s", uri);
+    if (!st.exists || !st.is_dir)
+        return cs_error_set(err, CS_ENOTFOUND,
+                            "Log directory specified does not exist: %s. Did you configure the "
+                            "correct one through " KEY_DIR "?",
+                            uri);
+    if (!(*out = cs_history_mirror_new(uri, err))) return err->code;
+    if (cs_history_mirror_sync(*out, err) < 0) return cs_error_prefix(err, KEY_DIR "=%s", uri);
+    return 0;
+}
+
+/* The cleaner's deletions reach the store (the local copy goes after them). */
+static int remove_from_store(void *arg, const char *path, bool is_dir)
+{
+    (void)is_dir;
+    cs_error err = {0};
+    if (cs_history_mirror_remove(arg, path, &err) == 0) return 0;
+    CS_WARN("history", "path=%s event=log_delete_failed error=%s", cs_log_value(path),
+            cs_log_quote(err.msg));
+    return -1;
 }
 
 static int parse_args(int argc, char **argv, cs_conf *conf, bool *help, cs_error *err)
@@ -150,6 +182,7 @@ static int run(int argc, char **argv)
     bool help = false;
     int rc = 1;
     char *dir = NULL;
+    history_mirror *mirror = NULL; /* an object-store log directory's local copy */
     history_provider *hp = NULL;
     ui_server *srv = NULL;
     ui_access *access = NULL;
@@ -199,7 +232,13 @@ static int run(int argc, char **argv)
     }
     const char *uri = cs_conf_get(conf, KEY_DIR);
     if (!uri) uri = "file:/tmp/spark-events";
-    if (!(dir = local_dir(uri, &err))) {
+    if (strncasecmp(uri, "s3a://", 6) == 0) {
+        if (open_mirror(conf, uri, &mirror, &err) < 0) {
+            rc = fail("%s", err.msg);
+            goto out;
+        }
+        dir = cs_xstrdup(cs_history_mirror_dir(mirror));
+    } else if (!(dir = local_dir(uri, &err))) {
         rc = fail("%s", err.msg);
         goto out;
     }
@@ -211,6 +250,7 @@ static int run(int argc, char **argv)
         goto out;
     }
     hp = cs_history_provider_new(dir, (int)retained);
+    if (mirror) cs_history_provider_set_remover(hp, remove_from_store, mirror);
     if (cs_history_provider_scan(hp, &err) < 0) {
         rc = fail("%s (" KEY_DIR "=%s)", err.msg, uri);
         goto out;
@@ -234,7 +274,7 @@ static int run(int argc, char **argv)
                            .port_key = "spark.history.ui.port",
                            .history = true,
                            .threads = 4,
-                           .history_dir = dir,
+                           .history_dir = mirror ? uri : dir,
                            .access = access};
     srv = cs_ui_server_start(&o, &p, NULL, &err);
     if (!srv) {
@@ -246,7 +286,7 @@ static int run(int argc, char **argv)
     CS_INFO("history",
             "dir=%s port=%d update_interval_ms=%lld Bound HistoryServer to %s, and "
             "started at http://%s:%d",
-            cs_log_value(dir), cs_ui_server_port(srv), (long long)interval_ms,
+            cs_log_value(mirror ? uri : dir), cs_ui_server_port(srv), (long long)interval_ms,
             cs_log_value(o.bind_host ? o.bind_host : "0.0.0.0"), cs_log_value(host),
             cs_ui_server_port(srv));
     int64_t cleaned_at = INT64_MIN; /* Spark's cleaner starts at once, then every interval */
@@ -262,6 +302,8 @@ static int run(int argc, char **argv)
             CS_INFO("history", "event=stopping signal=%s", strsignal(sig));
             break;
         }
+        if (mirror && cs_history_mirror_sync(mirror, &err) < 0)
+            CS_WARN("history", "event=sync_failed error=%s", cs_log_quote(err.msg));
         if (cs_history_provider_scan(hp, &err) < 0)
             CS_WARN("history", "event=scan_failed error=%s", cs_log_quote(err.msg));
     }
@@ -270,6 +312,7 @@ out:
     cs_ui_server_stop(srv);
     cs_ui_access_free(access);
     cs_history_provider_free(hp);
+    cs_history_mirror_free(mirror);
     free(dir);
     cs_conf_free(conf);
     return rc;
