@@ -19,6 +19,7 @@
 #include "common/conf_entries.h"
 #include "common/fsutil.h"
 #include "common/strutil.h"
+#include "fs/fs.h"
 #include "fs/shipped_files.h"
 
 /* ---- shared helpers ----------------------------------------------------------------------- */
@@ -611,6 +612,28 @@ static int read_small_file(const char *path, char **out, size_t *len, cs_error *
     return CS_OK;
 }
 
+bool cs_k8s_template_is_remote(const char *path)
+{
+    return strstr(path, "://") && strncmp(path, "file:", 5) != 0 && strncmp(path, "local:", 6) != 0;
+}
+
+int cs_k8s_read_template(const char *path, char **out, size_t *len, cs_error *err)
+{
+    if (!cs_k8s_template_is_remote(path)) {
+        const char *local = path;
+        if (strncmp(local, "file://", 7) == 0)
+            local += 7;
+        else if (strncmp(local, "file:", 5) == 0)
+            local += 5;
+        return read_small_file(local, out, len, err);
+    }
+    uint8_t *bytes = NULL;
+    int rc = cs_fs_get(path, &bytes, len, err); /* s3a://, as Spark downloads a remote template */
+    if (rc < 0) return rc;
+    *out = (char *)bytes;
+    return CS_OK;
+}
+
 char *cs_k8s_base64_new(const uint8_t *p, size_t n)
 {
     size_t out_len = 4 * ((n + 2) / 3);
@@ -637,7 +660,7 @@ static json_t *configmap_new(const cs_conf *conf, const k8s_app *app, const char
     size_t tlen = 0;
     const char *tpath = cs_conf_get(conf, "spark.kubernetes.executor.podTemplateFile");
     if (driver && tpath && strcmp(tpath, K8S_EXEC_TEMPLATE_PATH) != 0) {
-        if (read_small_file(tpath, &tpl, &tlen, err) != CS_OK) {
+        if (cs_k8s_read_template(tpath, &tpl, &tlen, err) != CS_OK) {
             cs_error_prefix(err, "spark.kubernetes.executor.podTemplateFile");
             cs_conf_free(c);
             return NULL;

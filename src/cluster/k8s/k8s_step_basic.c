@@ -10,6 +10,7 @@
 
 #include "cluster/k8s/k8s_steps.h"
 #include "common/conf_entries.h"
+#include "common/log.h"
 #include "common/strutil.h"
 #include "kube/kube_yaml.h"
 
@@ -20,7 +21,14 @@ int cs_k8s_step_template(k8s_pod_ctx *ctx, cs_error *err)
     const char *path = cs_k8s_role_conf(ctx->conf, ctx->role, "podTemplateFile");
     const char *cname = cs_k8s_role_conf(ctx->conf, ctx->role, "podTemplateContainerName");
     json_t *pod = NULL;
-    if (path) {
+    if (path && (cs_k8s_template_is_remote(path) || strncmp(path, "file:", 5) == 0)) {
+        char *text = NULL;
+        size_t len = 0;
+        if (cs_k8s_read_template(path, &text, &len, err) == CS_OK)
+            pod = cs_kube_yaml_load(path, text, len, KUBE_YAML_TYPED, err);
+        free(text);
+        if (!pod) return cs_error_prefix(err, "spark.kubernetes.%s.podTemplateFile", ctx->role);
+    } else if (path) {
         pod = cs_kube_yaml_load_file(path, KUBE_YAML_TYPED, err);
         if (!pod) return cs_error_prefix(err, "spark.kubernetes.%s.podTemplateFile", ctx->role);
         if (!json_is_object(pod)) {
@@ -60,13 +68,12 @@ int cs_k8s_step_template(k8s_pod_ctx *ctx, cs_error *err)
             const char *n = json_string_value(json_object_get(c, "name"));
             if (n && !strcmp(n, cname)) chosen = c;
         }
-        if (!chosen && json_array_size(containers) > 0) {
-            json_decref(pod);
-            return cs_error_set(err, CS_EINVAL,
-                                "spark.kubernetes.%s.podTemplateContainerName: no container named "
-                                "'%s' in the pod template",
-                                ctx->role, cname);
-        }
+        if (!chosen && json_array_size(containers) > 0) /* as Spark: warn, take the first */
+            CS_WARN("k8s",
+                    "key=spark.kubernetes.%s.podTemplateContainerName container=%s "
+                    "event=template_container_missing specified container %s not found on pod "
+                    "template, falling back to taking the first container",
+                    ctx->role, cs_log_value(cname), cs_log_value(cname));
     }
     if (!chosen) chosen = json_array_get(containers, 0);
     if (!json_is_object(chosen)) {

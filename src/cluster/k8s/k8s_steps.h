@@ -68,6 +68,11 @@ void cs_k8s_env_field_ref(json_t *container, const char *name, const char *field
 void cs_k8s_env_secret_ref(json_t *container, const char *name, const char *secret,
                            const char *key);
 
+/* A pod template's text: a local path (or file: URI) on this machine, or a remote one
+ * (s3a://...), fetched as Spark downloads it. *out is malloc'd and NUL-terminated. */
+bool cs_k8s_template_is_remote(const char *path);
+int cs_k8s_read_template(const char *path, char **out, size_t *len, cs_error *err);
+
 /* Standard base64 of n bytes at p, NUL-terminated; malloc'd, owned by the caller. */
 char *cs_k8s_base64_new(const uint8_t *p, size_t n);
 

@@ -505,9 +505,20 @@ static void test_pod_template(void **state)
     assert_string_equal(jstr(pod, "spec.containers.0.image"), "cspark:latest");
     json_decref(pod);
 
+    /* an unknown container name: the first container, as Spark (with a warning) */
     cs_conf_set(c, "spark.kubernetes.driver.podTemplateContainerName", "nope");
-    expect_driver_error(c, "podTemplateContainerName");
+    pod = driver_ok(c, &app);
+    assert_string_equal(jstr(pod, "spec.containers.0.name"), "sidecar");
+    assert_string_equal(jstr(pod, "spec.containers.0.image"), "cspark:latest");
+    json_decref(pod);
     cs_conf_unset(c, "spark.kubernetes.driver.podTemplateContainerName");
+    /* a file: URI names the same template */
+    char uri[600];
+    snprintf(uri, sizeof uri, "file://%s", path);
+    cs_conf_set(c, "spark.kubernetes.driver.podTemplateFile", uri);
+    pod = driver_ok(c, &app);
+    assert_string_equal(jstr(pod, "metadata.labels.from-template"), "yes");
+    json_decref(pod);
     cs_conf_set(c, "spark.kubernetes.driver.podTemplateFile", "/nonexistent/t.yaml");
     cs_error err = {0};
     assert_null(cs_k8s_driver_pod(c, &app, &err));
