@@ -19,6 +19,7 @@
 #include "broadcast/broadcast_store.h"
 #include "rpc/frame.h"
 #include "shuffle/shuffle.h"
+#include "common/localaddr.h"
 
 #define NWORKERS 2
 #define CHUNK_MAX ((size_t)8 * 1024 * 1024)
@@ -450,8 +451,8 @@ block_server *cs_block_server_start(const char *host, const char *local_dir, con
         goto fail;
     }
     *port = bound;
-    CS_INFO(COMP, "event=started address=%s:%d dir=%s", cs_log_value(host ? host : "0.0.0.0"),
-            bound, cs_log_value(bs->dir));
+    CS_INFO(COMP, "event=started address=%s:%d dir=%s",
+            cs_log_value(host ? host : cs_wildcard_address()), bound, cs_log_value(bs->dir));
     return bs;
 fail:
     cs_block_server_stop(bs);

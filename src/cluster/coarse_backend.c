@@ -28,6 +28,7 @@
 #include "sched/block_registry.h"
 #include "sched/listener.h"
 #include "sched/task_scheduler.h"
+#include "common/localaddr.h"
 
 /* The running task task_id, or NULL. Lock held. */
 static running *find_running(coarse_backend *b, int64_t task_id)
@@ -731,8 +732,8 @@ coarse_backend *cs_coarse_backend_new(const cluster_env *env, const coarse_optio
     ro.secret = b->secret;
     rpc_handlers h = {.on_message = on_message, .on_close = on_close, .arg = b};
     b->ep = cs_rpc_endpoint_new(&ro, &h, err);
-    if (!b->ep || cs_rpc_listen(b->ep, o->bind_host ? o->bind_host : "127.0.0.1", o->port, &b->port,
-                                err) < 0) {
+    if (!b->ep || cs_rpc_listen(b->ep, o->bind_host ? o->bind_host : cs_loopback_address(), o->port,
+                                &b->port, err) < 0) {
         cs_rpc_endpoint_free(b->ep);
         pthread_mutex_destroy(&b->lock);
         pthread_cond_destroy(&b->cond);
@@ -746,7 +747,7 @@ coarse_backend *cs_coarse_backend_new(const cluster_env *env, const coarse_optio
     pthread_create(&b->fetcher, NULL, cs_coarse_fetcher_main, b);
     cs_coarse_broadcast_attach(b, true);
     CS_INFO("driver", "event=listening host=%s port=%d auth=%s",
-            cs_log_value(o->bind_host ? o->bind_host : "127.0.0.1"), b->port,
+            cs_log_value(o->bind_host ? o->bind_host : cs_loopback_address()), b->port,
             b->secret ? "on" : "off");
     return b;
 }

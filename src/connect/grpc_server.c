@@ -37,6 +37,7 @@
 
 #include "common/log.h"
 #include "common/strutil.h"
+#include "common/localaddr.h"
 
 #define WRITE_HIGH_WATER (4u << 20) /* bytes handed to uv_write and not yet written */
 #define READ_CHUNK 65536
@@ -758,7 +759,7 @@ cs_grpc_server *cs_grpc_server_start(const cs_grpc_server_opts *opts, cs_error *
     atomic_init(&s->refs, 1);
     pthread_mutex_init(&s->lock, NULL);
     struct sockaddr_storage addr;
-    const char *host = strcmp(opts->host, "localhost") == 0 ? "127.0.0.1" : opts->host;
+    const char *host = strcmp(opts->host, "localhost") == 0 ? cs_loopback_address() : opts->host;
     int rc = uv_ip4_addr(host, opts->port, (struct sockaddr_in *)&addr);
     if (rc < 0) rc = uv_ip6_addr(host, opts->port, (struct sockaddr_in6 *)&addr);
     if (rc < 0) {

@@ -23,6 +23,7 @@
 #include "common/log.h"
 #include "common/sigpipe.h"
 #include "exec/executor.h"
+#include "common/localaddr.h"
 
 static void usage(FILE *f)
 {
@@ -96,7 +97,7 @@ int cspark_executor_main(int argc, char **argv)
     cores_s = env_or(cores_s, "SPARK_EXECUTOR_CORES");
     app = env_or(app, "SPARK_APPLICATION_ID");
     host = env_or(host, "SPARK_EXECUTOR_POD_IP");
-    if (!host) host = "127.0.0.1";
+    if (!host) host = cs_loopback_address();
     pod = env_or(pod, "SPARK_EXECUTOR_POD_NAME");
     if (id && !strcmp(id, "EXECID")) {
         const char *dash = pod ? strrchr(pod, '-') : NULL;

@@ -38,6 +38,7 @@
 #include "history/history_mirror.h"
 #include "history/history_provider.h"
 #include "ui/ui_server.h"
+#include "common/localaddr.h"
 
 #define KEY_DIR "spark.history.fs.logDirectory"
 
@@ -267,7 +268,7 @@ static int run(int argc, char **argv)
         goto out;
     }
     const char *bind = getenv("SPARK_LOCAL_IP");
-    if (!bind || !*bind) bind = getenv("KUBERNETES_SERVICE_HOST") ? NULL : "127.0.0.1";
+    if (!bind || !*bind) bind = getenv("KUBERNETES_SERVICE_HOST") ? NULL : cs_loopback_address();
     ui_server_options o = {.bind_host = bind,
                            .port = (int)port,
                            .max_retries = (int)retries,
@@ -287,7 +288,7 @@ static int run(int argc, char **argv)
             "dir=%s port=%d update_interval_ms=%lld Bound HistoryServer to %s, and "
             "started at http://%s:%d",
             cs_log_value(mirror ? uri : dir), cs_ui_server_port(srv), (long long)interval_ms,
-            cs_log_value(o.bind_host ? o.bind_host : "0.0.0.0"), cs_log_value(host),
+            cs_log_value(o.bind_host ? o.bind_host : cs_wildcard_address()), cs_log_value(host),
             cs_ui_server_port(srv));
     int64_t cleaned_at = INT64_MIN; /* Spark's cleaner starts at once, then every interval */
     for (;;) {

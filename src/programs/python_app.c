@@ -36,6 +36,7 @@
 #include "common/log.h"
 #include "connect/connect_service.h"
 #include "programs/program_mains.h"
+#include "common/localaddr.h"
 
 #define PROGRAM "cspark-submit"
 #define TOKEN_BYTES 32
@@ -142,7 +143,7 @@ CS_PROGRAM_MAIN int cspark_python_app(struct cspark_context *sc, int argc, char 
     }
     cs_connect_service_opts o = {.sc = sc,
                                  .port = 0,
-                                 .address = "127.0.0.1",
+                                 .address = cs_loopback_address(),
                                  .max_message = (size_t)strtoull(argv[2], NULL, 10),
                                  .max_batch = (size_t)strtoull(argv[3], NULL, 10),
                                  .token = token};
@@ -154,7 +155,9 @@ CS_PROGRAM_MAIN int cspark_python_app(struct cspark_context *sc, int argc, char 
         goto out;
     }
     int port = cs_connect_service_port(svc);
-    if (asprintf(&remote, "SPARK_REMOTE=sc://localhost:%d/;token=%s", port, token) < 0) {
+    char where[64];
+    cs_host_port(where, sizeof where, cs_loopback_address(), port);
+    if (asprintf(&remote, "SPARK_REMOTE=sc://%s/;token=%s", where, token) < 0) {
         remote = NULL;
         goto out;
     }

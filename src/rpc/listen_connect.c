@@ -16,6 +16,7 @@
 #include "common/log.h"
 #include "common/sync.h"
 #include "rpc/rpc_internal.h"
+#include "common/localaddr.h"
 
 #define COMP cs_rpc_log_component
 
@@ -28,7 +29,7 @@ static int resolve(const char *host, int port, struct sockaddr_storage *out, cs_
     hints.ai_socktype = SOCK_STREAM;
     char ps[16];
     snprintf(ps, sizeof ps, "%d", port);
-    int rc = getaddrinfo(host && *host ? host : "0.0.0.0", ps, &hints, &res);
+    int rc = getaddrinfo(host && *host ? host : cs_wildcard_address(), ps, &hints, &res);
     if (rc != 0 || !res)
         return cs_error_set(err, CS_EIO, "cannot %s %s:%d: %s", what, host ? host : "", port,
                             gai_strerror(rc));
@@ -159,7 +160,7 @@ int cs_rpc_listen(rpc_endpoint *e, const char *host, int port, int *bound_port, 
         return cs_error_set(err, rc, "cannot listen on %s:%d: %s", host ? host : "", port, j.msg);
     if (bound_port) *bound_port = j.port;
     CS_INFO(COMP, "endpoint=%s event=listening address=%s:%d auth=%s", cs_log_value(e->name),
-            cs_log_value(host ? host : "0.0.0.0"), j.port, e->secret ? "on" : "off");
+            cs_log_value(host ? host : cs_wildcard_address()), j.port, e->secret ? "on" : "off");
     return 0;
 }
 

@@ -14,6 +14,7 @@
 #include "common/conf_entries.h"
 #include "common/log.h"
 #include "cspark.h"
+#include "common/localaddr.h"
 
 #define DEFAULT_MAX_RETRIES 16
 
@@ -68,7 +69,7 @@ const char *cs_ui_live_bind_host(const cs_conf *conf)
     if (bind && pod_ip && strcmp(bind, pod_ip) == 0) bind = NULL;
     if (bind && *bind) return bind;
     if (local_ip && *local_ip) return local_ip;
-    return in_pod ? NULL : "127.0.0.1";
+    return in_pod ? NULL : cs_loopback_address();
 }
 
 int cs_ui_live_start(const cs_conf *conf, const char *app_id, const ui_hooks *hooks, ui_live **out,
@@ -131,7 +132,7 @@ int cs_ui_live_start(const cs_conf *conf, const char *app_id, const ui_hooks *ho
     snprintf(ui->url, sizeof ui->url, "http://%s:%d", host, cs_ui_server_port(ui->server));
     CS_INFO("ui", "app=%s port=%d url=%s Bound SparkUI to %s, and started at %s",
             cs_log_value(app_id), cs_ui_server_port(ui->server), cs_log_value(ui->url),
-            cs_log_value(bind ? bind : "0.0.0.0"), cs_log_value(ui->url));
+            cs_log_value(bind ? bind : cs_wildcard_address()), cs_log_value(ui->url));
     *out = ui;
     return 0;
 }

@@ -37,6 +37,7 @@
 #include "ui/ui_html.h"
 #include "ui/ui_metrics.h"
 #include "ui/ui_pages.h"
+#include "common/localaddr.h"
 
 #define LOG_PAGE_DEFAULT_BYTES (100 * 1024) /* Spark's logPage default byteLength */
 #define LOG_PAGE_MAX_BYTES (16 * 1024 * 1024)
@@ -81,7 +82,7 @@ static int listen_on(const char *host, int port, int *err_no)
     hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
     char service[16];
     snprintf(service, sizeof service, "%d", port);
-    int rc = getaddrinfo(host && *host ? host : "0.0.0.0", service, &hints, &res);
+    int rc = getaddrinfo(host && *host ? host : cs_wildcard_address(), service, &hints, &res);
     if (rc != 0) {
         *err_no = EADDRNOTAVAIL;
         return -1;
@@ -94,8 +95,10 @@ static int listen_on(const char *host, int port, int *err_no)
             *err_no = errno;
             continue;
         }
-        int one = 1;
+        int one = 1, off = 0;
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+        if (ai->ai_family == AF_INET6) /* "::" serves IPv4 peers too (dual stack) */
+            setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &off, sizeof off);
         if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 && listen(fd, SOMAXCONN) == 0) break;
         *err_no = errno;
         close(fd);
@@ -925,10 +928,11 @@ ui_server *cs_ui_server_start(const ui_server_options *o, const ui_provider *p, 
                     ((o->port + i + 1 - 1024) % (65536 - 1024)) + 1024);
     }
     if (s->fd < 0) {
-        cs_error_set(
-            err, CS_EIO, "cannot bind the UI on %s port %d%s (%s=%d, spark.port.maxRetries=%d): %s",
-            s->bind_host ? s->bind_host : "0.0.0.0", o->port, tries > 1 ? " or the next ports" : "",
-            o->port_key ? o->port_key : "port", o->port, o->max_retries, strerror(err_no));
+        cs_error_set(err, CS_EIO,
+                     "cannot bind the UI on %s port %d%s (%s=%d, spark.port.maxRetries=%d): %s",
+                     s->bind_host ? s->bind_host : cs_wildcard_address(), o->port,
+                     tries > 1 ? " or the next ports" : "", o->port_key ? o->port_key : "port",
+                     o->port, o->max_retries, strerror(err_no));
         goto fail;
     }
     s->port = bound_port(s->fd);

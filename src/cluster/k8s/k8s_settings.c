@@ -146,7 +146,7 @@ static int read_driver(const cs_conf *c, k8s_settings *s, cs_error *err)
         cs_local_address(s->local_host, sizeof s->local_host);
         s->driver_host = s->local_host;
     }
-    if (!s->bind_host) s->bind_host = s->in_driver_pod ? "0.0.0.0" : s->driver_host;
+    if (!s->bind_host) s->bind_host = s->in_driver_pod ? cs_wildcard_address() : s->driver_host;
     if (cs_conf_entry_int(c, "spark.driver.port", &s->driver_port, err) < 0) return err->code;
     return 0;
 }

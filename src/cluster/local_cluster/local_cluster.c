@@ -44,6 +44,7 @@
 #include "common/memtune.h"
 #include "common/shutdown.h"
 #include "common/sync.h"
+#include "common/localaddr.h"
 
 #define STDERR_TAIL_BYTES 1024 /* of a crashed executor's stderr, in the driver's log */
 #define LC_SLOTS_PER_CPU 16    /* task slots (executors x cores) per online CPU, at most */
@@ -194,13 +195,23 @@ static int spawn(local_cluster *lc, cs_error *err)
             if (logs[i] >= 0) close(logs[i]);
         return err->code;
     }
-    snprintf(url, sizeof url, "spark://CoarseGrainedScheduler@127.0.0.1:%d",
-             cs_coarse_backend_port(lc->coarse));
+    char driver[64];
+    cs_host_port(driver, sizeof driver, cs_loopback_address(), cs_coarse_backend_port(lc->coarse));
+    snprintf(url, sizeof url, "spark://CoarseGrainedScheduler@%s", driver);
     snprintf(cores, sizeof cores, "%d", lc->cores);
     snprintf(mem, sizeof mem, "SPARK_EXECUTOR_MEMORY=%dm", lc->memory_mb);
-    char *argv[] = {
-        lc->exe,    "--driver-url",         url,          "--executor-id", id,  "--cores", cores,
-        "--app-id", (char *)lc->env.app_id, "--hostname", "127.0.0.1",     NULL};
+    char *argv[] = {lc->exe,
+                    "--driver-url",
+                    url,
+                    "--executor-id",
+                    id,
+                    "--cores",
+                    cores,
+                    "--app-id",
+                    (char *)lc->env.app_id,
+                    "--hostname",
+                    (char *)cs_loopback_address(),
+                    NULL};
 
     /* environment: ours, plus the secret, memory and local dirs (built before fork) */
     size_t n = 0;
@@ -516,7 +527,7 @@ static sched_backend *local_cluster_new(const cluster_env *env, const char *secr
         goto fail;
     }
 
-    coarse_options o = {.bind_host = "127.0.0.1",
+    coarse_options o = {.bind_host = cs_loopback_address(),
                         .port = 0,
                         .secret = secret,
                         .app_file = cs_conf_get(env->conf, "cspark.app.file"),
