@@ -155,9 +155,9 @@ CS_PROGRAM_MAIN int cspark_python_app(struct cspark_context *sc, int argc, char 
         goto out;
     }
     int port = cs_connect_service_port(svc);
-    char where[64];
-    cs_host_port(where, sizeof where, cs_loopback_address(), port);
-    if (asprintf(&remote, "SPARK_REMOTE=sc://%s/;token=%s", where, token) < 0) {
+    /* "localhost", not the address: PySpark sends a token without TLS to localhost only (it
+     * resolves to ::1 too on an IPv6-only host, where the server listens) */
+    if (asprintf(&remote, "SPARK_REMOTE=sc://localhost:%d/;token=%s", port, token) < 0) {
         remote = NULL;
         goto out;
     }
