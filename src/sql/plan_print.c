@@ -681,11 +681,12 @@ static void expr_out(const cs_sql_expr *e, print_mode m, cs_sbuf *out)
             cs_sbuf_putc(out, '\'');
             return;
         }
-        if (m != MODE_PRINT && e->cast_mode != CS_CAST_TRY && e->args[0]->kind == CS_EX_LITERAL &&
-            e->args[0]->literal && e->args[0]->literal->type->id == CS_TYPE_NULL &&
+        if (m != MODE_PRINT && e->cast_mode != CS_CAST_TRY &&
             (e->cast_type->id == CS_TYPE_ARRAY || e->cast_type->id == CS_TYPE_MAP ||
              e->cast_type->id == CS_TYPE_STRUCT)) {
-            cs_sbuf_puts(out, "NULL"); /* Spark's parser makes it a typed NULL literal */
+            /* Spark names a cast to a complex type after its operand ("array(1, 2)"; a NULL
+             * operand is a typed NULL literal: "NULL") */
+            expr_out(e->args[0], m, out);
             return;
         }
         if (e->cast_mode == CS_CAST_TRY)

@@ -338,6 +338,15 @@ bool cs_tc_can_cast(const cs_col_type *from, const cs_col_type *to)
     if (cs_tc_is_integral(from) && cs_tc_is_interval(to)) return true;
     if (from->id == CS_TYPE_ARRAY && to->id == CS_TYPE_ARRAY)
         return cs_tc_can_cast(from->fields[0].type, to->fields[0].type);
+    /* maps key by key and value by value; structs field by field, by position (names may
+     * differ), with as many fields on both sides (Spark's Cast.canAnsiCast) */
+    if ((from->id == CS_TYPE_MAP && to->id == CS_TYPE_MAP) ||
+        (from->id == CS_TYPE_STRUCT && to->id == CS_TYPE_STRUCT)) {
+        if (from->n_fields != to->n_fields) return false;
+        for (int f = 0; f < from->n_fields; f++)
+            if (!cs_tc_can_cast(from->fields[f].type, to->fields[f].type)) return false;
+        return true;
+    }
     return false;
 }
 
