@@ -79,6 +79,8 @@ cs_px_kernel cs_px_hash_lookup(const char *fn, const cs_col_type *const *t, int 
 cs_px_kernel cs_px_cast_lookup(const cs_col_type *from, const cs_col_type *to);
 /* The casts of complex values, binaries and intervals (kernels_cast_complex.c). */
 cs_px_kernel cs_px_cast_complex_lookup(const cs_col_type *from, const cs_col_type *to);
+/* CAST(string AS INTERVAL ...) (kernels_cast_interval.c). */
+cs_px_kernel cs_px_cast_interval_lookup(const cs_col_type *from, const cs_col_type *to);
 /* IN over literals: the kernel for a value of type t. */
 cs_px_kernel cs_px_in_lookup(const cs_col_type *t);
 /* Higher-order functions and their lambdas (kernels_lambda.c). */
