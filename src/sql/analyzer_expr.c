@@ -324,6 +324,7 @@ static cs_sql_expr *resolve_function(cs_an_ctx *c, const cs_sql_expr *e, const c
 {
     if (e->within_group) return resolve_within_group(c, e, s, flags);
     if (cs_an_is_higher_order(e)) return cs_an_higher_order(c, e, s, flags);
+    if (cs_str_ieq(e->name, "json_tuple")) return cs_an_json_tuple(c, e, s, flags);
     const cs_fn_info *f = cs_fn_lookup(e->name);
     if (!f) {
         cs_sbuf name = {0};

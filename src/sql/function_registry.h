@@ -67,6 +67,9 @@ int cs_fn_resolve_map(cs_sql_arena *a, cs_sql_expr *e, cs_error *err);
  * size over NULL, make_timestamp, convert_timezone, to_char, percentile, stack, ...): sets
  * e->type (and casts e's arguments); 0, or CS_EINVAL with Spark's error. */
 int cs_fn_resolve_special(cs_sql_arena *a, cs_sql_expr *e, cs_error *err);
+/* function_registry_json.c: the type rules of to_json and from_json (sets e->type, keeps only
+ * the JSON argument); 0, CS_EINVAL with Spark's error, or 1 when e is neither. */
+int cs_fn_resolve_json(cs_sql_arena *a, cs_sql_expr *e, cs_error *err);
 /* The type of date_part(field, x) (EXTRACT) when Spark's is not int: decimal(8,6) for a literal
  * SECOND field (with its fraction), tinyint for HOUR, MINUTE or MONTH of an interval (Spark's
  * ExtractInterval*); NULL otherwise (function_registry_collections.c). */

@@ -136,10 +136,20 @@ static cs_sql_statement *query_statement(cs_sqlp *p)
     return s;
 }
 
+static cs_col_type *column_list(cs_sqlp *p);
+
 /* (a int NOT NULL COMMENT 'x', ...) as a struct type */
 static cs_col_type *column_defs(cs_sqlp *p)
 {
     cs_sqlp_expect_op(p, "(");
+    cs_col_type *t = column_list(p);
+    cs_sqlp_expect_op(p, ")");
+    return t;
+}
+
+/* a int NOT NULL COMMENT 'x', ... as a struct type */
+static cs_col_type *column_list(cs_sqlp *p)
+{
     cs_sqlp_list names = {0}, types = {0}, nulls = {0};
     do {
         cs_sqlp_list_add(p, &names, (void *)cs_sqlp_ident(p));
@@ -158,7 +168,6 @@ static cs_col_type *column_defs(cs_sqlp *p)
         }
         cs_sqlp_list_add(p, &nulls, nullable ? (void *)1 : NULL);
     } while (cs_sqlp_accept_op(p, ","));
-    cs_sqlp_expect_op(p, ")");
     cs_col_field *f = cs_sql_alloc(p->a, sizeof *f * (size_t)(names.n + 1));
     for (int k = 0; k < names.n; k++) {
         f[k].name = (char *)names.items[k];
@@ -623,6 +632,23 @@ int cs_sql_parse_data_type(cs_sql_arena *a, const char *text, cs_col_type **out,
     if (rc) return rc;
     if (setjmp(p.fail)) return CS_EINVAL;
     cs_col_type *t = cs_sqlp_data_type(&p);
+    if (cs_sqlp_peek(&p, 0)->kind != CS_TOK_EOF) cs_sqlp_syntax_error(&p, cs_sqlp_peek(&p, 0));
+    *out = t;
+    return CS_OK;
+}
+
+int cs_sql_parse_schema(cs_sql_arena *a, const char *text, cs_col_type **out, cs_error *err)
+{
+    int rc = cs_sql_parse_data_type(a, text, out, err);
+    if (rc == CS_OK) return rc;
+    cs_error first = *err;
+    cs_sqlp p;
+    if (start(&p, a, text, NULL, err)) return rc;
+    if (setjmp(p.fail)) {
+        *err = first;
+        return rc;
+    }
+    cs_col_type *t = column_list(&p);
     if (cs_sqlp_peek(&p, 0)->kind != CS_TOK_EOF) cs_sqlp_syntax_error(&p, cs_sqlp_peek(&p, 0));
     *out = t;
     return CS_OK;

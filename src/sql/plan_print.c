@@ -664,6 +664,11 @@ static void expr_out(const cs_sql_expr *e, print_mode m, cs_sbuf *out)
     case CS_EX_UNRESOLVED_FUNC:
     case CS_EX_FUNC:
     case CS_EX_AGG:
+        if (m == MODE_PRETTY && e->kind == CS_EX_FUNC && e->fn && strcmp(e->fn, "from_json") == 0 &&
+            e->type && e->type->id == CS_TYPE_MAP) {
+            cs_sbuf_puts(out, "entries"); /* Spark's name of from_json into a map */
+            return;
+        }
         call_out(e, m, out);
         return;
     case CS_EX_WINDOW:

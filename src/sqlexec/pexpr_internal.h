@@ -254,6 +254,10 @@ bool cs_px_type_same(const cs_col_type *a, const cs_col_type *b);
 int cs_px_elem_cmp(const cs_column *a, int64_t i, const cs_column *b, int64_t j);
 cs_px_kernel cs_px_json_lookup(const char *fn, const cs_col_type *const *t, int n,
                                const cs_col_type *result);
+cs_px_kernel cs_px_json_write_lookup(const char *fn, const cs_col_type *const *t, int n,
+                                     const cs_col_type *result);
+cs_px_kernel cs_px_json_read_lookup(const char *fn, const cs_col_type *const *t, int n,
+                                    const cs_col_type *result);
 
 /* Days since 1970-01-01 of a proleptic Gregorian date, and back: cs_tv_days_from_civil and
  * cs_tv_civil_from_days of formats/text_values.h, one conversion for the whole tree. */
