@@ -59,6 +59,8 @@ static int resolve_from_json(cs_sql_arena *a, cs_sql_expr *e, cs_error *err)
     cs_col_type *t = NULL;
     int rc = cs_sql_parse_schema(a, text, &t, err);
     if (rc) return rc;
+    if (e->args[0]->type->id == CS_TYPE_NULL)
+        e->args[0] = cs_tc_cast(a, e->args[0], cs_col_type_primitive(CS_TYPE_STRING));
     if (!cs_tc_is_string(e->args[0]->type)) {
         cs_sbuf ts = {0}, what = {0};
         cs_tc_type_sql(e->args[0]->type, &ts);
