@@ -373,5 +373,5 @@ cs_px_kernel cs_px_format_lookup(const char *fn, const cs_col_type *const *t, in
     if (strcmp(fn, "format_string") == 0 && n >= 1 && t[0]->id == CS_TYPE_STRING &&
         result->id == CS_TYPE_STRING)
         return format_kernel;
-    return NULL;
+    return cs_px_number_format_lookup(fn, t, n, result);
 }

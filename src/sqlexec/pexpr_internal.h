@@ -236,6 +236,9 @@ cs_px_kernel cs_px_array_set_lookup(const char *fn, const cs_col_type *const *t,
                                     const cs_col_type *result);
 cs_px_kernel cs_px_format_lookup(const char *fn, const cs_col_type *const *t, int n,
                                  const cs_col_type *result);
+/* to_char / to_number / try_to_number by a number format (kernels_number_format.c). */
+cs_px_kernel cs_px_number_format_lookup(const char *fn, const cs_col_type *const *t, int n,
+                                        const cs_col_type *result);
 cs_px_kernel cs_px_compare_complex_lookup(const char *fn, const cs_col_type *const *t, int n,
                                           const cs_col_type *result);
 cs_px_kernel cs_px_map_lookup(const char *fn, const cs_col_type *const *t, int n,
