@@ -247,6 +247,9 @@ cs_px_kernel cs_px_charset_lookup(const char *fn, const cs_col_type *const *t, i
                                   const cs_col_type *result);
 cs_px_kernel cs_px_interval_lookup(const char *fn, const cs_col_type *const *t, int n,
                                    const cs_col_type *result);
+/* make_ym_interval / make_dt_interval (kernels_interval_make.c). */
+cs_px_kernel cs_px_interval_make_lookup(const char *fn, const cs_col_type *const *t, int n,
+                                        const cs_col_type *result);
 cs_px_kernel cs_px_digest_lookup(const char *fn, const cs_col_type *const *t, int n,
                                  const cs_col_type *result);
 cs_px_kernel cs_px_misc_lookup(const char *fn, const cs_col_type *const *t, int n,
