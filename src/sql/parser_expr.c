@@ -110,7 +110,8 @@ static cs_sql_expr *unary(cs_sqlp *p)
         cs_sqlp_enter(p);
         cs_sql_expr *x = unary(p);
         cs_sqlp_leave(p);
-        const char *fn = t->text[0] == '-' ? "negative" : t->text[0] == '+' ? "positive" : "~";
+        /* unary minus is negative(x) written "-" (Spark prints it "(- x)", a call "negative(x)") */
+        const char *fn = t->text[0] == '-' ? "-" : t->text[0] == '+' ? "positive" : "~";
         return cs_sqlp_call(p, fn, t->line, t->pos, &x, 1);
     }
     return cs_sqlp_primary(p);

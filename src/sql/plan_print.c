@@ -438,6 +438,12 @@ static bool is_interval(const cs_col_type *t)
     "(IF((namedlambdavariable() < namedlambdavariable()), -1, (IF((namedlambdavariable() > "       \
     "namedlambdavariable()), 1, 0)))))))))), namedlambdavariable(), namedlambdavariable())"
 
+/* negative(x) as the user called it (Spark prints the call), not the operator -x */
+static bool called_negative(const cs_sql_expr *e)
+{
+    return e->name && strcmp(e->name, "negative") == 0;
+}
+
 static void call_out(const cs_sql_expr *e, print_mode m, cs_sbuf *out)
 {
     const char *fn = e->fn ? e->fn : e->name;
@@ -492,11 +498,11 @@ static void call_out(const cs_sql_expr *e, print_mode m, cs_sbuf *out)
         return;
     }
     if (e->n_args == 1) {
-        const char *pre = strcmp(fn, "not") == 0        ? "(NOT "
-                          : strcmp(fn, "negative") == 0 ? "(- "
-                          : strcmp(fn, "positive") == 0 ? "(+ "
-                          : strcmp(fn, "~") == 0        ? "~"
-                                                        : NULL;
+        const char *pre = strcmp(fn, "not") == 0                               ? "(NOT "
+                          : strcmp(fn, "negative") == 0 && !called_negative(e) ? "(- "
+                          : strcmp(fn, "positive") == 0                        ? "(+ "
+                          : strcmp(fn, "~") == 0                               ? "~"
+                                                                               : NULL;
         if (pre) {
             cs_sbuf_puts(out, pre);
             expr_out(e->args[0], m, out);
