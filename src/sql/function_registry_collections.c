@@ -503,6 +503,8 @@ int cs_fn_resolve_special(cs_sql_arena *a, cs_sql_expr *e, cs_error *err)
 {
     int rc = cs_fn_resolve_json(a, e, err);
     if (rc <= 0) return rc;
+    rc = cs_fn_resolve_time_window(a, e, err);
+    if (rc <= 0) return rc;
     return resolve_special(a, e, err);
 }
 

@@ -675,6 +675,10 @@ static void expr_out(const cs_sql_expr *e, print_mode m, cs_sbuf *out)
             cs_sbuf_puts(out, "entries"); /* Spark's name of from_json into a map */
             return;
         }
+        if (m == MODE_PRETTY && e->kind == CS_EX_FUNC && e->fn && strcmp(e->fn, "window") == 0) {
+            cs_sbuf_puts(out, "window"); /* TimeWindowing's column */
+            return;
+        }
         call_out(e, m, out);
         return;
     case CS_EX_WINDOW:

@@ -230,6 +230,9 @@ cs_px_kernel cs_px_string_more_lookup(const char *fn, const cs_col_type *const *
                                       const cs_col_type *result);
 cs_px_kernel cs_px_datetime_more_lookup(const char *fn, const cs_col_type *const *t, int n,
                                         const cs_col_type *result);
+/* window(time, window_us, start_us) (kernels_time_window.c). */
+cs_px_kernel cs_px_time_window_lookup(const char *fn, const cs_col_type *const *t, int n,
+                                      const cs_col_type *result);
 cs_px_kernel cs_px_datetime_format_lookup(const char *fn, const cs_col_type *const *t, int n,
                                           const cs_col_type *result);
 cs_px_kernel cs_px_array_set_lookup(const char *fn, const cs_col_type *const *t, int n,
