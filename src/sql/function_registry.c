@@ -665,41 +665,6 @@ static cs_col_type *interval_dt(cs_sql_arena *a, int start, int end)
     return cs_sql_arena_keep_type(a, cs_col_type_interval(CS_TYPE_INTERVAL_DT, start, end, NULL));
 }
 
-/* The error of a + or - no rule above takes, as Spark's: its analyzer first rewrites the
- * operator by its operands' types (ResolveBinaryArithmetic) and the rewritten call then
- * rejects the operand: date +- x is date_add / date_sub(date, x), whose second parameter must
- * be an int; x + day-time interval is TimeAdd(x, interval) (interval + x: TimeAdd(x, interval)),
- * x - day-time interval likewise, whose first parameter must be a timestamp. Other pairs are
- * BINARY_OP_DIFF_TYPES. */
-static int add_rewrite_error(const cs_sql_expr *e, bool minus, cs_error *err)
-{
-    const cs_col_type *l = e->args[0]->type, *r = e->args[1]->type;
-    cs_sql_expr call = *e;
-    if (l->id == CS_TYPE_DATE && !cs_tc_is_string(r)) {
-        call.fn = call.name = minus ? "date_sub" : "date_add";
-        return cs_fn_err_unexpected_type(err, &call, 1, "(\"INT\" or \"SMALLINT\" or \"TINYINT\")",
-                                         e->args[1]);
-    }
-    if (!minus && r->id == CS_TYPE_DATE && !cs_tc_is_string(l)) {
-        cs_sql_expr *swapped[2] = {e->args[1], e->args[0]};
-        call.fn = call.name = "date_add";
-        call.args = swapped;
-        return cs_fn_err_unexpected_type(err, &call, 1, "(\"INT\" or \"SMALLINT\" or \"TINYINT\")",
-                                         e->args[0]);
-    }
-    const char *ts = "\"(TIMESTAMP OR TIMESTAMP WITHOUT TIME ZONE)\"";
-    if (r->id == CS_TYPE_INTERVAL_DT && l->id != CS_TYPE_INTERVAL_DT && !cs_tc_is_string(l) &&
-        l->id != CS_TYPE_NULL)
-        return cs_fn_err_unexpected_type(err, e, 0, ts, e->args[0]);
-    if (!minus && l->id == CS_TYPE_INTERVAL_DT && r->id != CS_TYPE_INTERVAL_DT &&
-        !cs_tc_is_string(r) && r->id != CS_TYPE_NULL) {
-        cs_sql_expr *swapped[2] = {e->args[1], e->args[0]};
-        call.args = swapped;
-        return cs_fn_err_unexpected_type(err, &call, 0, ts, e->args[1]);
-    }
-    return cs_fn_err_binary_diff(err, e);
-}
-
 /* + and -: numbers, and Spark's date/time arithmetic (date + int is date_add, date - date an
  * interval day, timestamp - timestamp an interval day to second, datetime +- interval). */
 static int resolve_add(cs_sql_arena *a, cs_sql_expr *e, cs_error *err)
@@ -764,7 +729,7 @@ static int resolve_add(cs_sql_arena *a, cs_sql_expr *e, cs_error *err)
         e->type = cs_tc_wider(a, l, r);
         return 0;
     }
-    return add_rewrite_error(e, minus, err);
+    return cs_fn_err_add_operands(e, minus, err);
 }
 
 /* Spark's Multiply/Divide of an interval give the whole range: year to month, day to second */

@@ -85,6 +85,9 @@ int cs_fn_err_unexpected_type(cs_error *err, const cs_sql_expr *e, int index, co
                               const cs_sql_expr *arg);
 /* DATATYPE_MISMATCH.BINARY_OP_DIFF_TYPES of a binary operator e. */
 int cs_fn_err_binary_diff(cs_error *err, const cs_sql_expr *e);
+/* The error of a + or - (minus) whose operands no type rule takes, as Spark's analyzer finds
+ * it after rewriting the operator by its operands (date_add, TimeAdd, ...). Returns CS_EINVAL. */
+int cs_fn_err_add_operands(const cs_sql_expr *e, bool minus, cs_error *err);
 /* WRONG_NUM_ARGS.WITHOUT_SUGGESTION for n arguments of f called as name. */
 /* For a call e of canonical name fn: DATATYPE_MISMATCH.HASH_MAP_TYPE when fn is hash or
  * xxhash64 and an argument is or holds a map (Spark's default

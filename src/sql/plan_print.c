@@ -438,12 +438,6 @@ static bool is_interval(const cs_col_type *t)
     "(IF((namedlambdavariable() < namedlambdavariable()), -1, (IF((namedlambdavariable() > "       \
     "namedlambdavariable()), 1, 0)))))))))), namedlambdavariable(), namedlambdavariable())"
 
-/* negative(x) as the user called it (Spark prints the call), not the operator -x */
-static bool called_negative(const cs_sql_expr *e)
-{
-    return e->name && strcmp(e->name, "negative") == 0;
-}
-
 static void call_out(const cs_sql_expr *e, print_mode m, cs_sbuf *out)
 {
     const char *fn = e->fn ? e->fn : e->name;
@@ -498,11 +492,11 @@ static void call_out(const cs_sql_expr *e, print_mode m, cs_sbuf *out)
         return;
     }
     if (e->n_args == 1) {
-        const char *pre = strcmp(fn, "not") == 0                               ? "(NOT "
-                          : strcmp(fn, "negative") == 0 && !called_negative(e) ? "(- "
-                          : strcmp(fn, "positive") == 0                        ? "(+ "
-                          : strcmp(fn, "~") == 0                               ? "~"
-                                                                               : NULL;
+        const char *pre = strcmp(fn, "not") == 0 ? "(NOT "
+                          : strcmp(fn, "negative") == 0 && !cs_sql_call_written_negative(e) ? "(- "
+                          : strcmp(fn, "positive") == 0                                     ? "(+ "
+                          : strcmp(fn, "~") == 0                                            ? "~"
+                                                                                            : NULL;
         if (pre) {
             cs_sbuf_puts(out, pre);
             expr_out(e->args[0], m, out);
@@ -670,16 +664,10 @@ static void expr_out(const cs_sql_expr *e, print_mode m, cs_sbuf *out)
     case CS_EX_UNRESOLVED_FUNC:
     case CS_EX_FUNC:
     case CS_EX_AGG:
-        if (m == MODE_PRETTY && e->kind == CS_EX_FUNC && e->fn && strcmp(e->fn, "from_json") == 0 &&
-            e->type && e->type->id == CS_TYPE_MAP) {
-            cs_sbuf_puts(out, "entries"); /* Spark's name of from_json into a map */
-            return;
-        }
-        if (m == MODE_PRETTY && e->kind == CS_EX_FUNC && e->fn && strcmp(e->fn, "window") == 0) {
-            cs_sbuf_puts(out, "window"); /* TimeWindowing's column */
-            return;
-        }
-        call_out(e, m, out);
+        if (m == MODE_PRETTY && cs_sql_call_own_name(e))
+            cs_sbuf_puts(out, cs_sql_call_own_name(e));
+        else
+            call_out(e, m, out);
         return;
     case CS_EX_WINDOW:
         window_out(e, m, out);
@@ -699,8 +687,7 @@ static void expr_out(const cs_sql_expr *e, print_mode m, cs_sbuf *out)
         if (m != MODE_PRINT && e->cast_mode != CS_CAST_TRY &&
             (e->cast_type->id == CS_TYPE_ARRAY || e->cast_type->id == CS_TYPE_MAP ||
              e->cast_type->id == CS_TYPE_STRUCT)) {
-            /* Spark names a cast to a complex type after its operand ("array(1, 2)"; a NULL
-             * operand is a typed NULL literal: "NULL") */
+            /* Spark names a cast to a complex type after its operand (NULL: a typed literal) */
             expr_out(e->args[0], m, out);
             return;
         }
