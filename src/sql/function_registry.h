@@ -62,6 +62,9 @@ void cs_fn_sql_expr_quoted(const cs_sql_expr *e, cs_sbuf *out);
  * calls e (arguments resolved), set in e->type; 0, or CS_EINVAL with Spark's error. */
 int cs_fn_resolve_struct(cs_sql_arena *a, cs_sql_expr *e, bool named, cs_error *err);
 int cs_fn_resolve_map(cs_sql_arena *a, cs_sql_expr *e, cs_error *err);
+/* arrays_zip(a1, ...): array<struct<...>> of the arrays' element types
+ * (function_registry_complex.c). */
+int cs_fn_resolve_arrays_zip(cs_sql_arena *a, cs_sql_expr *e, cs_error *err);
 
 /* function_registry_collections.c: the type rules no signature says (array and map functions,
  * size over NULL, make_timestamp, convert_timezone, to_char, percentile, stack, ...): sets

@@ -220,6 +220,9 @@ cs_px_kernel cs_px_collection_lookup(const char *fn, const cs_col_type *const *t
                                      const cs_col_type *result);
 cs_px_kernel cs_px_construct_lookup(const char *fn, const cs_col_type *const *t, int n,
                                     const cs_col_type *result);
+/* arrays_zip (kernels_arrays_zip.c). */
+cs_px_kernel cs_px_arrays_zip_lookup(const char *fn, const cs_col_type *const *t, int n,
+                                     const cs_col_type *result);
 cs_px_kernel cs_px_access_lookup(const char *fn, const cs_col_type *const *t, int n,
                                  const cs_col_type *result);
 cs_px_kernel cs_px_math_more_lookup(const char *fn, const cs_col_type *const *t, int n,
