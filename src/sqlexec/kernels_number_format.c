@@ -330,6 +330,7 @@ static void append_space(cs_sbuf *r) /* a space passes the signs before it */
 
 static void strip_lone_point(cs_sbuf *r)
 {
+    if (r->len == 0) return; /* an empty buffer has no data yet */
     char *p = memchr(r->data, '.', r->len);
     if (p && ((size_t)(p - r->data) == r->len - 1 || p[1] == ' ')) *p = ' ';
 }
