@@ -517,6 +517,21 @@ static cs_logical_plan *resolve_table_function(cs_an_ctx *c, const cs_logical_pl
         }
         return range_plan(c, v[0], v[1], v[2], v[3]);
     }
+    const cs_fn_info *gen = name && p->n_parts <= 1 ? cs_fn_lookup(name) : NULL;
+    if (gen && gen->kind == CS_FN_GENERATOR) {
+        /* FROM explode(xs): Spark's generator table function is SELECT explode(xs) over one row */
+        cs_sql_expr *call = cs_sql_expr_new(c->a, CS_EX_UNRESOLVED_FUNC, p->n_exprs);
+        call->name = name;
+        call->line = p->line;
+        call->pos = p->pos;
+        if (p->n_exprs) memcpy(call->args, p->exprs, sizeof *call->args * (size_t)p->n_exprs);
+        cs_logical_plan *proj = cs_logical_plan_new(c->a, CS_LP_PROJECT, 1);
+        proj->children[0] = cs_logical_plan_new(c->a, CS_LP_ONE_ROW, 0);
+        proj->n_exprs = 1;
+        proj->exprs = cs_sql_alloc(c->a, sizeof *proj->exprs);
+        proj->exprs[0] = call;
+        return cs_an_plan(c, proj);
+    }
     cs_sbuf n = {0};
     cs_an_sql_id(&name, 1, &n);
     cs_sql_error_set(c->err, CS_EINVAL, "UNRESOLVABLE_TABLE_VALUED_FUNCTION", "42883",

@@ -54,6 +54,18 @@ static cs_sql_expr *string_literal(cs_an_ctx *c, const char *v)
     return e;
 }
 
+static cs_sql_expr *decimal_zero(cs_an_ctx *c, int precision, int scale)
+{
+    __int128 zero = 0;
+    cs_col_type *t = cs_col_type_decimal(precision, scale, NULL);
+    cs_col_builder *b = cs_col_builder_new(NULL, t);
+    cs_col_type_unref(t);
+    cs_col_builder_append_values(b, &zero, 1, NULL);
+    cs_sql_expr *e = cs_sql_expr_literal(c->a, cs_col_builder_finish(b));
+    cs_col_builder_free(b);
+    return e;
+}
+
 static cs_sql_expr *bool_literal(cs_an_ctx *c, bool v)
 {
     uint8_t byte = v;
@@ -324,7 +336,9 @@ static cs_sql_expr *resolve_function(cs_an_ctx *c, const cs_sql_expr *e, const c
 {
     if (e->within_group) return resolve_within_group(c, e, s, flags);
     if (cs_an_is_higher_order(e)) return cs_an_higher_order(c, e, s, flags);
-    const cs_fn_info *f = cs_fn_lookup(e->name);
+    if (cs_str_ieq(e->name, "json_tuple")) return cs_an_json_tuple(c, e, s, flags);
+    const cs_fn_info *f =
+        cs_fn_lookup(e->n_args == 1 && strcmp(e->name, "-") == 0 ? "negative" : e->name);
     if (!f) {
         cs_sbuf name = {0};
         const char *n = e->name;
@@ -401,6 +415,14 @@ static cs_sql_expr *resolve_function(cs_an_ctx *c, const cs_sql_expr *e, const c
             args[1] = cs_tc_cast(c->a, args[1], want);
     }
     if (strcmp(fn, "sort_array") == 0 && n == 1) args[n++] = bool_literal(c, true);
+    if (strcmp(fn, "make_ym_interval") == 0)
+        while (n < 2)
+            args[n++] = cs_an_int_literal(c, 0);
+    if (strcmp(fn, "make_dt_interval") == 0) { /* (0, 0, 0, 0.000000) */
+        while (n < 3)
+            args[n++] = cs_an_int_literal(c, 0);
+        if (n == 3) args[n++] = decimal_zero(c, 18, 6);
+    }
     if (strcmp(fn, "regexp_instr") == 0 && n == 2) args[n++] = cs_an_int_literal(c, 0);
     if (strcmp(fn, "overlay") == 0 && n == 3) args[n++] = cs_an_int_literal(c, -1);
     if (strcmp(fn, "str_to_map") == 0 && n == 1) args[n++] = string_literal(c, ",");

@@ -82,6 +82,9 @@ cs_logical_plan *cs_an_project(cs_an_ctx *c, cs_logical_plan *child, cs_sql_expr
 
 /* analyzer_expr.c */
 cs_sql_expr *cs_an_expr(cs_an_ctx *c, const cs_sql_expr *e, const cs_an_scope *s, int flags);
+/* json_tuple(json, k...) resolved as the inline(...) generator it equals (analyzer_json_tuple.c).
+ */
+cs_sql_expr *cs_an_json_tuple(cs_an_ctx *c, const cs_sql_expr *e, const cs_an_scope *s, int flags);
 /* The attribute parts[0..n) names in s: 1 found (*out), 0 not found, -1 error (ambiguous). */
 int cs_an_lookup(cs_an_ctx *c, const char *const *parts, int n, const cs_an_scope *s,
                  cs_sql_expr **out);

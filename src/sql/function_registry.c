@@ -240,6 +240,9 @@ static const fn_entry FUNCTIONS[] = {
     FN("map_concat", "map_concat", 0, -1, S, R_SPECIAL, "", ""),
     /* JSON (jansson) */
     FN("get_json_object", "get_json_object", 2, 2, S, R_SIG, "SS", "S"),
+    FN("to_json", "to_json", 1, 2, S, R_SPECIAL, "", ""),
+    FN("from_json", "from_json", 2, 3, S, R_SPECIAL, "", ""),
+    FN("schema_of_json", "schema_of_json", 1, 1, S, R_SIG, "S", "S"),
     FN("array_contains", "array_contains", 2, 2, S, R_SIG, "AX", "B"),
     /* element_at(array, int) or (map, key): the key is cast by the analyzer */
     FN("element_at", "element_at", 2, 2, S, R_SIG, "MX", "E"),
@@ -282,6 +285,9 @@ static const fn_entry FUNCTIONS[] = {
     FN("to_char", "to_char", 2, 2, S, R_SPECIAL, "", ""),
     FN("to_varchar", "to_char", 2, 2, S, R_SPECIAL, "", ""),
     FN("to_number", "to_number", 2, 2, S, R_SPECIAL, "", ""),
+    FN("try_to_number", "try_to_number", 2, 2, S, R_SPECIAL, "", ""),
+    FN("window", "window", 2, 4, S, R_SPECIAL, "", ""),
+    FN("arrays_zip", "arrays_zip", 0, -1, S, R_SPECIAL, "", ""),
     FN("sentences", "sentences", 1, 3, S, R_SPECIAL, "", ""),
     FN("mask", "mask", 1, 5, S, R_SIG, "SSSSS", "S"),
     /* aggregates */
@@ -724,7 +730,7 @@ static int resolve_add(cs_sql_arena *a, cs_sql_expr *e, cs_error *err)
         e->type = cs_tc_wider(a, l, r);
         return 0;
     }
-    return cs_fn_err_binary_diff(err, e);
+    return cs_fn_err_add_operands(e, minus, err);
 }
 
 /* Spark's Multiply/Divide of an interval give the whole range: year to month, day to second */
@@ -786,6 +792,7 @@ static int resolve_div(cs_sql_arena *a, cs_sql_expr *e, cs_error *err)
 
 static int resolve_compare(cs_sql_arena *a, cs_sql_expr *e, cs_error *err)
 {
+    cs_tc_reduce_integral_decimal(a, e);
     cs_col_type *t = cs_tc_wider(a, e->args[0]->type, e->args[1]->type);
     if (!t) return cs_fn_err_binary_diff(err, e);
     e->args[0] = cs_tc_cast(a, e->args[0], t);

@@ -62,11 +62,20 @@ void cs_fn_sql_expr_quoted(const cs_sql_expr *e, cs_sbuf *out);
  * calls e (arguments resolved), set in e->type; 0, or CS_EINVAL with Spark's error. */
 int cs_fn_resolve_struct(cs_sql_arena *a, cs_sql_expr *e, bool named, cs_error *err);
 int cs_fn_resolve_map(cs_sql_arena *a, cs_sql_expr *e, cs_error *err);
+/* arrays_zip(a1, ...): array<struct<...>> of the arrays' element types
+ * (function_registry_complex.c). */
+int cs_fn_resolve_arrays_zip(cs_sql_arena *a, cs_sql_expr *e, cs_error *err);
 
 /* function_registry_collections.c: the type rules no signature says (array and map functions,
  * size over NULL, make_timestamp, convert_timezone, to_char, percentile, stack, ...): sets
  * e->type (and casts e's arguments); 0, or CS_EINVAL with Spark's error. */
 int cs_fn_resolve_special(cs_sql_arena *a, cs_sql_expr *e, cs_error *err);
+/* function_registry_json.c: the type rules of to_json and from_json (sets e->type, keeps only
+ * the JSON argument); 0, CS_EINVAL with Spark's error, or 1 when e is neither. */
+int cs_fn_resolve_json(cs_sql_arena *a, cs_sql_expr *e, cs_error *err);
+/* function_registry_time_window.c: the type rule of window(time, duration...) (a struct of
+ * start and end; the durations become microseconds); 0, CS_EINVAL, or 1 when e is not window. */
+int cs_fn_resolve_time_window(cs_sql_arena *a, cs_sql_expr *e, cs_error *err);
 /* The type of date_part(field, x) (EXTRACT) when Spark's is not int: decimal(8,6) for a literal
  * SECOND field (with its fraction), tinyint for HOUR, MINUTE or MONTH of an interval (Spark's
  * ExtractInterval*); NULL otherwise (function_registry_collections.c). */
@@ -79,6 +88,9 @@ int cs_fn_err_unexpected_type(cs_error *err, const cs_sql_expr *e, int index, co
                               const cs_sql_expr *arg);
 /* DATATYPE_MISMATCH.BINARY_OP_DIFF_TYPES of a binary operator e. */
 int cs_fn_err_binary_diff(cs_error *err, const cs_sql_expr *e);
+/* The error of a + or - (minus) whose operands no type rule takes, as Spark's analyzer finds
+ * it after rewriting the operator by its operands (date_add, TimeAdd, ...). Returns CS_EINVAL. */
+int cs_fn_err_add_operands(const cs_sql_expr *e, bool minus, cs_error *err);
 /* WRONG_NUM_ARGS.WITHOUT_SUGGESTION for n arguments of f called as name. */
 /* For a call e of canonical name fn: DATATYPE_MISMATCH.HASH_MAP_TYPE when fn is hash or
  * xxhash64 and an argument is or holds a map (Spark's default

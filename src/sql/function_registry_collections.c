@@ -458,10 +458,11 @@ static int resolve_special(cs_sql_arena *a, cs_sql_expr *e, cs_error *err)
         e->type = prim(CS_TYPE_STRING);
         return 0;
     }
-    if (strcmp(fn, "to_number") == 0) {
+    if (strcmp(fn, "to_number") == 0 || strcmp(fn, "try_to_number") == 0) {
         for (int i = 0; i < 2; i++)
             if (cast_arg(a, e, i, prim(CS_TYPE_STRING), "\"STRING\"", err)) return CS_EINVAL;
         e->type = number_format_type(a, e->args[1]);
+        if (strcmp(fn, "try_to_number") == 0) e->nullable = true;
         return 0;
     }
     if (strcmp(fn, "sentences") == 0) {
@@ -500,6 +501,11 @@ static int resolve_special(cs_sql_arena *a, cs_sql_expr *e, cs_error *err)
 
 int cs_fn_resolve_special(cs_sql_arena *a, cs_sql_expr *e, cs_error *err)
 {
+    int rc = cs_fn_resolve_json(a, e, err);
+    if (rc <= 0) return rc;
+    rc = cs_fn_resolve_time_window(a, e, err);
+    if (rc <= 0) return rc;
+    if (strcmp(e->fn, "arrays_zip") == 0) return cs_fn_resolve_arrays_zip(a, e, err);
     return resolve_special(a, e, err);
 }
 

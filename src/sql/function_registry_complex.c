@@ -1,7 +1,9 @@
 /*
  * function_registry_complex.c — the result types of Spark's constructors of complex values,
  * for the function registry (function_registry.c calls them from cs_fn_resolve): struct and
- * named_struct (CreateNamedStruct) and map (CreateMap), with Spark's type errors. The types are
+ * named_struct (CreateNamedStruct), map (CreateMap) and arrays_zip (ArraysZip: an array of
+ * structs whose fields are named after named arguments, else "0", "1", ...), with Spark's type
+ * errors. The types are
  * kept by the statement's arena.
  */
 #include <stdio.h>
@@ -93,5 +95,24 @@ int cs_fn_resolve_map(cs_sql_arena *a, cs_sql_expr *e, cs_error *err)
     }
     e->type = cs_sql_arena_keep_type(
         a, cs_col_type_map(cs_col_type_ref(kt), cs_col_type_ref(vt), value_null));
+    return 0;
+}
+
+int cs_fn_resolve_arrays_zip(cs_sql_arena *a, cs_sql_expr *e, cs_error *err)
+{
+    int n = e->n_args;
+    cs_col_field *fields = cs_sql_alloc(a, sizeof *fields * (size_t)(n + 1));
+    for (int i = 0; i < n; i++) {
+        cs_sql_expr *v = e->args[i];
+        if (v->type->id != CS_TYPE_ARRAY)
+            return cs_fn_err_unexpected_type(err, e, i, "\"ARRAY\"", v);
+        char buf[24];
+        snprintf(buf, sizeof buf, "%d", i);
+        fields[i].name =
+            cs_sql_strdup(a, v->kind == CS_EX_ATTR || v->kind == CS_EX_ALIAS ? v->name : buf);
+        fields[i].type = cs_col_type_ref(v->type->fields[0].type);
+        fields[i].nullable = true;
+    }
+    e->type = cs_sql_arena_keep_type(a, cs_col_type_array(cs_col_type_struct(fields, n), false));
     return 0;
 }

@@ -106,3 +106,38 @@ int cs_fn_check_hash_args(cs_error *err, const cs_sql_expr *e, const char *fn)
     cs_sbuf_free(&expr);
     return CS_EINVAL;
 }
+
+/* The error of a + or - no rule above takes, as Spark's: its analyzer first rewrites the
+ * operator by its operands' types (ResolveBinaryArithmetic) and the rewritten call then
+ * rejects the operand: date +- x is date_add / date_sub(date, x), whose second parameter must
+ * be an int; x + day-time interval is TimeAdd(x, interval) (interval + x: TimeAdd(x, interval)),
+ * x - day-time interval likewise, whose first parameter must be a timestamp. Other pairs are
+ * BINARY_OP_DIFF_TYPES. */
+int cs_fn_err_add_operands(const cs_sql_expr *e, bool minus, cs_error *err)
+{
+    const cs_col_type *l = e->args[0]->type, *r = e->args[1]->type;
+    cs_sql_expr call = *e;
+    if (l->id == CS_TYPE_DATE && !cs_tc_is_string(r)) {
+        call.fn = call.name = minus ? "date_sub" : "date_add";
+        return cs_fn_err_unexpected_type(err, &call, 1, "(\"INT\" or \"SMALLINT\" or \"TINYINT\")",
+                                         e->args[1]);
+    }
+    if (!minus && r->id == CS_TYPE_DATE && !cs_tc_is_string(l)) {
+        cs_sql_expr *swapped[2] = {e->args[1], e->args[0]};
+        call.fn = call.name = "date_add";
+        call.args = swapped;
+        return cs_fn_err_unexpected_type(err, &call, 1, "(\"INT\" or \"SMALLINT\" or \"TINYINT\")",
+                                         e->args[0]);
+    }
+    const char *ts = "\"(TIMESTAMP OR TIMESTAMP WITHOUT TIME ZONE)\"";
+    if (r->id == CS_TYPE_INTERVAL_DT && l->id != CS_TYPE_INTERVAL_DT && !cs_tc_is_string(l) &&
+        l->id != CS_TYPE_NULL)
+        return cs_fn_err_unexpected_type(err, e, 0, ts, e->args[0]);
+    if (!minus && l->id == CS_TYPE_INTERVAL_DT && r->id != CS_TYPE_INTERVAL_DT &&
+        !cs_tc_is_string(r) && r->id != CS_TYPE_NULL) {
+        cs_sql_expr *swapped[2] = {e->args[1], e->args[0]};
+        call.args = swapped;
+        return cs_fn_err_unexpected_type(err, &call, 0, ts, e->args[1]);
+    }
+    return cs_fn_err_binary_diff(err, e);
+}

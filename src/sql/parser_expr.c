@@ -110,7 +110,8 @@ static cs_sql_expr *unary(cs_sqlp *p)
         cs_sqlp_enter(p);
         cs_sql_expr *x = unary(p);
         cs_sqlp_leave(p);
-        const char *fn = t->text[0] == '-' ? "negative" : t->text[0] == '+' ? "positive" : "~";
+        /* unary minus is negative(x) written "-" (Spark prints it "(- x)", a call "negative(x)") */
+        const char *fn = t->text[0] == '-' ? "-" : t->text[0] == '+' ? "positive" : "~";
         return cs_sqlp_call(p, fn, t->line, t->pos, &x, 1);
     }
     return cs_sqlp_primary(p);
@@ -457,6 +458,7 @@ static cs_sql_expr *function_call(cs_sqlp *p, const cs_sql_token *t, const char 
     f->name = name;
     cs_sqlp_expect_op(p, "(");
     cs_sqlp_list l = {0};
+    bool is_struct = strcasecmp(name, "struct") == 0;
     if (cs_sqlp_accept_kw(p, "DISTINCT"))
         f->distinct = true;
     else if (cs_sqlp_is_kw(p, 0, "ALL") && !cs_sqlp_is_op(p, 1, ")") && !cs_sqlp_is_op(p, 1, ","))
@@ -476,7 +478,16 @@ static cs_sql_expr *function_call(cs_sqlp *p, const cs_sql_token *t, const char 
                 al->args[0] = cs_sqlp_expr(p);
                 cs_sqlp_list_add(p, &l, al);
             } else {
-                cs_sqlp_list_add(p, &l, cs_sqlp_expr(p));
+                cs_sql_expr *arg = cs_sqlp_expr(p);
+                if (is_struct && cs_sqlp_is_kw(p, 0, "AS")) {
+                    /* struct(x AS name): Spark's grammar takes named expressions here only */
+                    cs_sql_token *at = cs_sqlp_next(p);
+                    cs_sql_expr *al = new_at(p, CS_EX_ALIAS, 1, at);
+                    al->name = cs_sqlp_ident(p);
+                    al->args[0] = arg;
+                    arg = al;
+                }
+                cs_sqlp_list_add(p, &l, arg);
             }
         } while (cs_sqlp_accept_op(p, ","));
     }

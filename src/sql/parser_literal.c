@@ -627,6 +627,18 @@ static const char *interval_operand(cs_sqlp *p)
     return s;
 }
 
+/* A value of INTERVAL 'v' UNIT [...] holding a letter ('1 day' HOUR, 'x' DAY): Spark's parser
+ * refuses it before it could join its units (visitMultiUnitsInterval) */
+static void no_letters(cs_sqlp *p, const cs_sql_token *t, const char *value)
+{
+    for (const char *c = value; *c; c++)
+        if (isalpha((unsigned char)*c))
+            cs_sqlp_fail(p, t->line, t->pos, "_LEGACY_ERROR_TEMP_0026", "",
+                         "Can only use numbers in the interval value part for multiple unit value "
+                         "pairs interval form, but got invalid value: %s.",
+                         value);
+}
+
 cs_sql_expr *cs_sqlp_interval(cs_sqlp *p)
 {
     cs_sql_token *t = &p->toks[p->i - 1]; /* INTERVAL */
@@ -663,6 +675,7 @@ cs_sql_expr *cs_sqlp_interval(cs_sqlp *p)
                          first, u == U_YEAR || u == U_MONTH ? "year-month" : "day-time");
         return interval_value(p, t, &a);
     }
+    no_letters(p, t, first);
     if (!acc_add(&a, first, u)) bad_typed(p, t, "INTERVAL", first);
     /* more units: INTERVAL 1 DAY 2 HOURS */
     while (cs_sqlp_peek(p, 0)->kind == CS_TOK_NUMBER || cs_sqlp_peek(p, 0)->kind == CS_TOK_STRING ||
@@ -673,6 +686,7 @@ cs_sql_expr *cs_sqlp_interval(cs_sqlp *p)
         if (cs_sqlp_peek(p, k)->kind != CS_TOK_WORD || unit_of(cs_sqlp_peek(p, k)->text) == U_NONE)
             break;
         const char *v = interval_operand(p);
+        no_letters(p, t, v);
         unit uu = unit_of(cs_sqlp_next(p)->text);
         if (!acc_add(&a, v, uu)) bad_typed(p, t, "INTERVAL", v);
     }

@@ -136,10 +136,20 @@ static cs_sql_statement *query_statement(cs_sqlp *p)
     return s;
 }
 
+static cs_col_type *column_list(cs_sqlp *p);
+
 /* (a int NOT NULL COMMENT 'x', ...) as a struct type */
 static cs_col_type *column_defs(cs_sqlp *p)
 {
     cs_sqlp_expect_op(p, "(");
+    cs_col_type *t = column_list(p);
+    cs_sqlp_expect_op(p, ")");
+    return t;
+}
+
+/* a int NOT NULL COMMENT 'x', ... as a struct type */
+static cs_col_type *column_list(cs_sqlp *p)
+{
     cs_sqlp_list names = {0}, types = {0}, nulls = {0};
     do {
         cs_sqlp_list_add(p, &names, (void *)cs_sqlp_ident(p));
@@ -158,7 +168,6 @@ static cs_col_type *column_defs(cs_sqlp *p)
         }
         cs_sqlp_list_add(p, &nulls, nullable ? (void *)1 : NULL);
     } while (cs_sqlp_accept_op(p, ","));
-    cs_sqlp_expect_op(p, ")");
     cs_col_field *f = cs_sql_alloc(p->a, sizeof *f * (size_t)(names.n + 1));
     for (int k = 0; k < names.n; k++) {
         f[k].name = (char *)names.items[k];
@@ -626,4 +635,37 @@ int cs_sql_parse_data_type(cs_sql_arena *a, const char *text, cs_col_type **out,
     if (cs_sqlp_peek(&p, 0)->kind != CS_TOK_EOF) cs_sqlp_syntax_error(&p, cs_sqlp_peek(&p, 0));
     *out = t;
     return CS_OK;
+}
+
+/* text as a list of fields (a struct); mode 1: only the syntax error at its second token */
+static int parse_fields(cs_sql_arena *a, const char *text, int mode, cs_col_type **out,
+                        cs_error *err)
+{
+    cs_sqlp p;
+    int rc = start(&p, a, text, NULL, err);
+    if (rc) return rc;
+    if (setjmp(p.fail)) return CS_EINVAL;
+    if (mode == 1) cs_sqlp_syntax_error(&p, cs_sqlp_peek(&p, 1));
+    cs_col_type *t = column_list(&p);
+    if (cs_sqlp_peek(&p, 0)->kind != CS_TOK_EOF) cs_sqlp_syntax_error(&p, cs_sqlp_peek(&p, 0));
+    *out = t;
+    return CS_OK;
+}
+
+int cs_sql_parse_schema(cs_sql_arena *a, const char *text, cs_col_type **out, cs_error *err)
+{
+    int rc = cs_sql_parse_data_type(a, text, out, err);
+    if (rc == CS_OK) return rc;
+    cs_error first = *err;
+    if (parse_fields(a, text, 0, out, err) == CS_OK) return CS_OK;
+    *err = first;
+    /* "a INTT": Spark's type grammar takes the first word as a type, then fails on the extra
+     * input before it could find the type unknown */
+    cs_sqlp p;
+    if (strcmp(first.error_class, "UNSUPPORTED_DATATYPE") == 0 &&
+        start(&p, a, text, NULL, err) == 0 && cs_sqlp_peek(&p, 1)->kind != CS_TOK_EOF &&
+        !cs_sqlp_is_op(&p, 1, "<") && !cs_sqlp_is_op(&p, 1, "("))
+        return parse_fields(a, text, 1, out, err);
+    *err = first;
+    return rc;
 }

@@ -492,11 +492,11 @@ static void call_out(const cs_sql_expr *e, print_mode m, cs_sbuf *out)
         return;
     }
     if (e->n_args == 1) {
-        const char *pre = strcmp(fn, "not") == 0        ? "(NOT "
-                          : strcmp(fn, "negative") == 0 ? "(- "
-                          : strcmp(fn, "positive") == 0 ? "(+ "
-                          : strcmp(fn, "~") == 0        ? "~"
-                                                        : NULL;
+        const char *pre = strcmp(fn, "not") == 0 ? "(NOT "
+                          : strcmp(fn, "negative") == 0 && !cs_sql_call_written_negative(e) ? "(- "
+                          : strcmp(fn, "positive") == 0                                     ? "(+ "
+                          : strcmp(fn, "~") == 0                                            ? "~"
+                                                                                            : NULL;
         if (pre) {
             cs_sbuf_puts(out, pre);
             expr_out(e->args[0], m, out);
@@ -664,7 +664,10 @@ static void expr_out(const cs_sql_expr *e, print_mode m, cs_sbuf *out)
     case CS_EX_UNRESOLVED_FUNC:
     case CS_EX_FUNC:
     case CS_EX_AGG:
-        call_out(e, m, out);
+        if (m == MODE_PRETTY && cs_sql_call_own_name(e))
+            cs_sbuf_puts(out, cs_sql_call_own_name(e));
+        else
+            call_out(e, m, out);
         return;
     case CS_EX_WINDOW:
         window_out(e, m, out);
@@ -681,11 +684,11 @@ static void expr_out(const cs_sql_expr *e, print_mode m, cs_sbuf *out)
             cs_sbuf_putc(out, '\'');
             return;
         }
-        if (m != MODE_PRINT && e->cast_mode != CS_CAST_TRY && e->args[0]->kind == CS_EX_LITERAL &&
-            e->args[0]->literal && e->args[0]->literal->type->id == CS_TYPE_NULL &&
+        if (m != MODE_PRINT && e->cast_mode != CS_CAST_TRY &&
             (e->cast_type->id == CS_TYPE_ARRAY || e->cast_type->id == CS_TYPE_MAP ||
              e->cast_type->id == CS_TYPE_STRUCT)) {
-            cs_sbuf_puts(out, "NULL"); /* Spark's parser makes it a typed NULL literal */
+            /* Spark names a cast to a complex type after its operand (NULL: a typed literal) */
+            expr_out(e->args[0], m, out);
             return;
         }
         if (e->cast_mode == CS_CAST_TRY)

@@ -177,5 +177,9 @@ void cs_sql_expr_print(const cs_sql_expr *e, cs_sbuf *out);
 /* The column name Spark gives an unaliased expression in a result ("(a + 1)", "sum(x)",
  * "count(1)"): Spark's toPrettySQL. */
 void cs_sql_expr_pretty_name(const cs_sql_expr *e, cs_sbuf *out);
+/* expr_names.c: the Spark column name of a call that is not its SQL text ("entries", "window"),
+ * or NULL; and whether a negative(x) call was written so (not as unary minus). */
+const char *cs_sql_call_own_name(const cs_sql_expr *e);
+bool cs_sql_call_written_negative(const cs_sql_expr *e);
 
 #endif /* CSPARK_SQL_SQL_EXPR_H */

@@ -89,5 +89,9 @@ int cs_sql_parse_expression(cs_sql_arena *a, const char *sql, cs_sql_expr **out,
 /* A DDL type string ("decimal(10,2)", "array<struct<a:int>>", "interval day to second"), as
  * Spark's parseDataType; *out is kept by the arena (borrowed). */
 int cs_sql_parse_data_type(cs_sql_arena *a, const char *text, cs_col_type **out, cs_error *err);
+/* A schema string as Spark's DataType.fromDDL reads it (from_json's schema): a DDL type, or else
+ * a list of fields "a INT, b STRING" as a struct; the type's error when neither parses. *out
+ * is kept by the arena (borrowed). */
+int cs_sql_parse_schema(cs_sql_arena *a, const char *text, cs_col_type **out, cs_error *err);
 
 #endif /* CSPARK_SQL_SQL_PARSER_H */

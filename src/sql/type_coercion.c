@@ -7,6 +7,8 @@
 
 #include <string.h>
 
+#include "columnar/col_builder.h"
+
 bool cs_tc_is_integral(const cs_col_type *t)
 {
     return t && (t->id == CS_TYPE_BYTE || t->id == CS_TYPE_SHORT || t->id == CS_TYPE_INT ||
@@ -338,6 +340,15 @@ bool cs_tc_can_cast(const cs_col_type *from, const cs_col_type *to)
     if (cs_tc_is_integral(from) && cs_tc_is_interval(to)) return true;
     if (from->id == CS_TYPE_ARRAY && to->id == CS_TYPE_ARRAY)
         return cs_tc_can_cast(from->fields[0].type, to->fields[0].type);
+    /* maps key by key and value by value; structs field by field, by position (names may
+     * differ), with as many fields on both sides (Spark's Cast.canAnsiCast) */
+    if ((from->id == CS_TYPE_MAP && to->id == CS_TYPE_MAP) ||
+        (from->id == CS_TYPE_STRUCT && to->id == CS_TYPE_STRUCT)) {
+        if (from->n_fields != to->n_fields) return false;
+        for (int f = 0; f < from->n_fields; f++)
+            if (!cs_tc_can_cast(from->fields[f].type, to->fields[f].type)) return false;
+        return true;
+    }
     return false;
 }
 
@@ -353,4 +364,33 @@ cs_sql_expr *cs_tc_cast(cs_sql_arena *a, cs_sql_expr *e, cs_col_type *to)
     c->resolved = true;
     c->implicit_cast = true;
     return c;
+}
+
+void cs_tc_reduce_integral_decimal(cs_sql_arena *a, cs_sql_expr *e)
+{
+    static const char *const ops[] = {">", ">=", "<", "<="};
+    int op = -1;
+    for (int k = 0; k < 4 && e->fn; k++)
+        if (strcmp(e->fn, ops[k]) == 0) op = k;
+    for (int side = 0; op >= 0 && side < 2; side++) {
+        cs_sql_expr *d = e->args[1 - side];
+        if (!cs_tc_is_integral(e->args[side]->type) || d->kind != CS_EX_LITERAL || !d->literal ||
+            d->literal->null_count || d->type->id != CS_TYPE_DECIMAL)
+            continue;
+        __int128 v, unit = 1;
+        memcpy(&v, d->literal->values, sizeof v);
+        for (int k = 0; k < d->type->scale; k++)
+            unit *= 10;
+        __int128 q = v / unit, r = v % unit, floor = q - (r < 0), ceil = q + (r > 0);
+        /* integral on the left: > and <= take the floor; on the right: >= and < do */
+        bool take_floor = side == 0 ? (op == 0 || op == 3) : (op == 1 || op == 2);
+        __int128 x = take_floor ? floor : ceil;
+        if (x < INT64_MIN || x > INT64_MAX) return; /* Spark folds these to true / false */
+        int64_t l = (int64_t)x;
+        cs_col_builder *b = cs_col_builder_new(NULL, cs_col_type_primitive(CS_TYPE_LONG));
+        cs_col_builder_append_values(b, &l, 1, NULL);
+        e->args[1 - side] = cs_sql_expr_literal(a, cs_col_builder_finish(b));
+        cs_col_builder_free(b);
+        return;
+    }
 }

@@ -60,5 +60,9 @@ bool cs_tc_can_cast(const cs_col_type *from, const cs_col_type *to);
  * marked implicit_cast so that result names leave it out, as Spark names columns before it
  * coerces them). */
 cs_sql_expr *cs_tc_cast(cs_sql_arena *a, cs_sql_expr *e, cs_col_type *to);
+/* Spark's strength reduction of a comparison (> >= < <=) e of an integral value with a decimal
+ * literal (DecimalPrecisionTypeCoercion): the literal becomes the bigint floor or ceiling that
+ * gives the same answer ("2 > 1.5" is "2 > 1"). e's arguments are resolved; no-op otherwise. */
+void cs_tc_reduce_integral_decimal(cs_sql_arena *a, cs_sql_expr *e);
 
 #endif /* CSPARK_SQL_TYPE_COERCION_H */

@@ -318,6 +318,8 @@ cs_px_kernel cs_px_cast_complex_lookup(const cs_col_type *from, const cs_col_typ
         return nested_kernel;
     }
     if (from->id == CS_TYPE_STRING && to->id == CS_TYPE_BINARY) return string_to_binary;
+    cs_px_kernel to_interval = cs_px_cast_interval_lookup(from, to);
+    if (to_interval) return to_interval;
     if ((from->id == CS_TYPE_INTERVAL_YM || from->id == CS_TYPE_INTERVAL_DT) &&
         to->id == CS_TYPE_STRING)
         return interval_to_string;

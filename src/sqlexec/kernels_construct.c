@@ -7,7 +7,7 @@
  * arguments' columns themselves (a literal repeated to the batch's rows). Spark's errors: a
  * null map key is NULL_MAP_KEY; a key seen twice in one map is DUPLICATED_MAP_KEY (Spark's
  * default spark.sql.mapKeyDedupPolicy=EXCEPTION). Called through cs_px_construct_lookup
- * (pexpr.c's chain).
+ * (pexpr.c's chain), which also hands out arrays_zip (kernels_arrays_zip.c).
  *
  * Ownership: arguments are borrowed; the result is one new reference.
  */
@@ -167,6 +167,8 @@ bool cs_px_type_same(const cs_col_type *a, const cs_col_type *b)
 cs_px_kernel cs_px_construct_lookup(const char *fn, const cs_col_type *const *t, int n,
                                     const cs_col_type *result)
 {
+    cs_px_kernel zip = cs_px_arrays_zip_lookup(fn, t, n, result);
+    if (zip) return zip;
     if (strcmp(fn, "array") == 0 && result->id == CS_TYPE_ARRAY) {
         for (int i = 0; i < n; i++)
             if (!cs_px_type_same(t[i], result->fields[0].type)) return NULL;

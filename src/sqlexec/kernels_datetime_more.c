@@ -6,7 +6,7 @@
  * _micros and unix_seconds, next_day (ILLEGAL_DAY_OF_WEEK under ANSI), and to_date /
  * to_timestamp of one argument (Spark's Cast of the string, with the cast's errors). One loop
  * per batch over the column vectors. Called through cs_px_datetime_more_lookup (pexpr.c's
- * chain).
+ * chain), which also hands out window() (kernels_time_window.c).
  *
  * Ownership: arguments are borrowed; the result is one new reference.
  */
@@ -282,6 +282,8 @@ static bool integral(cs_type_id id)
 cs_px_kernel cs_px_datetime_more_lookup(const char *fn, const cs_col_type *const *t, int n,
                                         const cs_col_type *result)
 {
+    cs_px_kernel window = cs_px_time_window_lookup(fn, t, n, result);
+    if (window) return window;
     if (n == 1 && t[0]->id == CS_TYPE_STRING &&
         ((strcmp(fn, "to_date") == 0 && result->id == CS_TYPE_DATE) ||
          (strcmp(fn, "to_timestamp") == 0 &&

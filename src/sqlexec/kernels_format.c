@@ -8,7 +8,8 @@
  * argument indexes ("%2$s"). A conversion its argument does not take, or a missing argument,
  * is Java's exception as Spark raises it. A null format is null.
  *
- * Called through cs_px_format_lookup (pexpr.c's chain). Arguments are borrowed; the result is
+ * Called through cs_px_format_lookup (pexpr.c's chain), which also hands out the number-format
+ * kernels of kernels_number_format.c (to_char, to_number). Arguments are borrowed; the result is
  * one new reference; one text buffer per batch, reused by every row.
  */
 #include <ctype.h>
@@ -373,5 +374,5 @@ cs_px_kernel cs_px_format_lookup(const char *fn, const cs_col_type *const *t, in
     if (strcmp(fn, "format_string") == 0 && n >= 1 && t[0]->id == CS_TYPE_STRING &&
         result->id == CS_TYPE_STRING)
         return format_kernel;
-    return NULL;
+    return cs_px_number_format_lookup(fn, t, n, result);
 }

@@ -6,7 +6,8 @@
  * interval, DATE - DATE (interval day) / TIMESTAMP - TIMESTAMP (interval day to second), and
  * the fields of an interval (EXTRACT's year, month, day, hour, minute, second).
  * Overflow is Spark's ARITHMETIC_OVERFLOW, division by zero INTERVAL_DIVIDED_BY_ZERO. One loop
- * per batch. Called through cs_px_interval_lookup (pexpr.c's chain).
+ * per batch. Called through cs_px_interval_lookup (pexpr.c's chain), which also hands out the
+ * constructors of kernels_interval_make.c.
  *
  * Ownership: arguments are borrowed; the result is one new reference.
  */
@@ -191,6 +192,8 @@ cs_px_kernel cs_px_interval_lookup(const char *fn, const cs_col_type *const *t, 
         t[1]->id == CS_TYPE_INTERVAL_DT && result->id == CS_TYPE_DECIMAL && result->scale == 6)
         return field_kernel; /* the analyzer types only a literal SECOND field so */
     if (!is_interval(result->id)) return NULL;
+    cs_px_kernel make = cs_px_interval_make_lookup(fn, t, n, result);
+    if (make) return make;
     if (n == 1 && (strcmp(fn, "negative") == 0 || strcmp(fn, "abs") == 0))
         return t[0]->id == result->id ? interval_kernel : NULL;
     if (n != 2) return NULL;

@@ -5,7 +5,8 @@
  * a missing path, invalid JSON or an invalid path. Paths are Spark's subset: `$` then `.name`,
  * `['name']`, `[n]` and `[*]` (a wildcard collects its matches into a JSON array; one match
  * alone is returned as it is). A literal path is parsed once per batch. Called through
- * cs_px_json_lookup (pexpr.c's chain).
+ * cs_px_json_lookup (pexpr.c's chain), which also serves to_json (kernels_json_write.c),
+ * from_json and schema_of_json (kernels_json_read.c).
  */
 #include <jansson.h>
 #include <stdlib.h>
@@ -176,9 +177,9 @@ static int get_json_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_
 cs_px_kernel cs_px_json_lookup(const char *fn, const cs_col_type *const *t, int n,
                                const cs_col_type *result)
 {
-    (void)result;
     if (strcmp(fn, "get_json_object") == 0 && n == 2 && t[0]->id == CS_TYPE_STRING &&
         t[1]->id == CS_TYPE_STRING)
         return get_json_kernel;
-    return NULL;
+    cs_px_kernel k = cs_px_json_write_lookup(fn, t, n, result);
+    return k ? k : cs_px_json_read_lookup(fn, t, n, result);
 }

@@ -79,6 +79,8 @@ cs_px_kernel cs_px_hash_lookup(const char *fn, const cs_col_type *const *t, int 
 cs_px_kernel cs_px_cast_lookup(const cs_col_type *from, const cs_col_type *to);
 /* The casts of complex values, binaries and intervals (kernels_cast_complex.c). */
 cs_px_kernel cs_px_cast_complex_lookup(const cs_col_type *from, const cs_col_type *to);
+/* CAST(string AS INTERVAL ...) (kernels_cast_interval.c). */
+cs_px_kernel cs_px_cast_interval_lookup(const cs_col_type *from, const cs_col_type *to);
 /* IN over literals: the kernel for a value of type t. */
 cs_px_kernel cs_px_in_lookup(const cs_col_type *t);
 /* Higher-order functions and their lambdas (kernels_lambda.c). */
@@ -218,6 +220,9 @@ cs_px_kernel cs_px_collection_lookup(const char *fn, const cs_col_type *const *t
                                      const cs_col_type *result);
 cs_px_kernel cs_px_construct_lookup(const char *fn, const cs_col_type *const *t, int n,
                                     const cs_col_type *result);
+/* arrays_zip (kernels_arrays_zip.c). */
+cs_px_kernel cs_px_arrays_zip_lookup(const char *fn, const cs_col_type *const *t, int n,
+                                     const cs_col_type *result);
 cs_px_kernel cs_px_access_lookup(const char *fn, const cs_col_type *const *t, int n,
                                  const cs_col_type *result);
 cs_px_kernel cs_px_math_more_lookup(const char *fn, const cs_col_type *const *t, int n,
@@ -228,12 +233,18 @@ cs_px_kernel cs_px_string_more_lookup(const char *fn, const cs_col_type *const *
                                       const cs_col_type *result);
 cs_px_kernel cs_px_datetime_more_lookup(const char *fn, const cs_col_type *const *t, int n,
                                         const cs_col_type *result);
+/* window(time, window_us, start_us) (kernels_time_window.c). */
+cs_px_kernel cs_px_time_window_lookup(const char *fn, const cs_col_type *const *t, int n,
+                                      const cs_col_type *result);
 cs_px_kernel cs_px_datetime_format_lookup(const char *fn, const cs_col_type *const *t, int n,
                                           const cs_col_type *result);
 cs_px_kernel cs_px_array_set_lookup(const char *fn, const cs_col_type *const *t, int n,
                                     const cs_col_type *result);
 cs_px_kernel cs_px_format_lookup(const char *fn, const cs_col_type *const *t, int n,
                                  const cs_col_type *result);
+/* to_char / to_number / try_to_number by a number format (kernels_number_format.c). */
+cs_px_kernel cs_px_number_format_lookup(const char *fn, const cs_col_type *const *t, int n,
+                                        const cs_col_type *result);
 cs_px_kernel cs_px_compare_complex_lookup(const char *fn, const cs_col_type *const *t, int n,
                                           const cs_col_type *result);
 cs_px_kernel cs_px_map_lookup(const char *fn, const cs_col_type *const *t, int n,
@@ -242,6 +253,9 @@ cs_px_kernel cs_px_charset_lookup(const char *fn, const cs_col_type *const *t, i
                                   const cs_col_type *result);
 cs_px_kernel cs_px_interval_lookup(const char *fn, const cs_col_type *const *t, int n,
                                    const cs_col_type *result);
+/* make_ym_interval / make_dt_interval (kernels_interval_make.c). */
+cs_px_kernel cs_px_interval_make_lookup(const char *fn, const cs_col_type *const *t, int n,
+                                        const cs_col_type *result);
 cs_px_kernel cs_px_digest_lookup(const char *fn, const cs_col_type *const *t, int n,
                                  const cs_col_type *result);
 cs_px_kernel cs_px_misc_lookup(const char *fn, const cs_col_type *const *t, int n,
@@ -252,6 +266,10 @@ bool cs_px_type_same(const cs_col_type *a, const cs_col_type *b);
 int cs_px_elem_cmp(const cs_column *a, int64_t i, const cs_column *b, int64_t j);
 cs_px_kernel cs_px_json_lookup(const char *fn, const cs_col_type *const *t, int n,
                                const cs_col_type *result);
+cs_px_kernel cs_px_json_write_lookup(const char *fn, const cs_col_type *const *t, int n,
+                                     const cs_col_type *result);
+cs_px_kernel cs_px_json_read_lookup(const char *fn, const cs_col_type *const *t, int n,
+                                    const cs_col_type *result);
 
 /* Days since 1970-01-01 of a proleptic Gregorian date, and back: cs_tv_days_from_civil and
  * cs_tv_civil_from_days of formats/text_values.h, one conversion for the whole tree. */

@@ -29,7 +29,7 @@ static void test_select_names_as_spark(void **state)
     cs_logical_plan *p = project(
         rel(1, "t"), 25, bin("+", col("a"), lit_int(1)), cast_to(col("a"), prim(CS_TYPE_INT)),
         cast_to(col("a"), prim(CS_TYPE_STRING)), fn("upper", 1, col("s")), col("a"),
-        qcol(2, "t", "a"), fn("negative", 1, col("a")), bin("=", col("a"), lit_int(1)),
+        qcol(2, "t", "a"), fn("-", 1, col("a")), bin("=", col("a"), lit_int(1)),
         fn("isnull", 1, col("a")), fn("not", 1, lit_bool(true)),
         fn("substr", 2, col("s"), lit_int(1)), fn("like", 2, col("s"), lit_str("x%")),
         fn("between", 3, col("a"), lit_int(1), lit_int(2)), cw,

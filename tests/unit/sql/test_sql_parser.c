@@ -189,9 +189,9 @@ static void test_expression_precedence(void **state)
           "Query: Project[((concat(((1 + (2 * 3)) - div(((4 / 5) % 6), 7)), 'x') & 1) | (2 ^ "
           "3))](OneRow)");
     check("SELECT -a, ~b, NOT c = d, a = b = c",
-          "Query: Project[negative('a), ~('b), not(('c = 'd)), (('a = 'b) = 'c)](OneRow)");
+          "Query: Project[-('a), ~('b), not(('c = 'd)), (('a = 'b) = 'c)](OneRow)");
     check("SELECT NOT a AND b, - a * b, a || b + c, !a OR b AND c",
-          "Query: Project[and(not('a), 'b), (negative('a) * 'b), (concat('a, 'b) + 'c), "
+          "Query: Project[and(not('a), 'b), (-('a) * 'b), (concat('a, 'b) + 'c), "
           "or(not('a), and('b, 'c))](OneRow)");
     check("SELECT a >> 1, a << 2, a >>> 3, a & b | c ^ d",
           "Query: Project[shiftright('a, 1), shiftleft('a, 2), shiftrightunsigned('a, 3), (('a & "
