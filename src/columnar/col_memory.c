@@ -50,7 +50,9 @@ static void charge(cs_col_allocator *a, int64_t delta)
     }
 }
 
-static void *alloc_aligned(cs_col_allocator *a, size_t n, const void *src)
+/* A buffer of n bytes (padded to the alignment): the first src_n bytes copied from src, the
+ * rest zero. */
+static void *alloc_aligned(cs_col_allocator *a, size_t n, const void *src, size_t src_n)
 {
     if (n == 0) return NULL;
     size_t cap = cs_col_padded(n);
@@ -64,24 +66,20 @@ static void *alloc_aligned(cs_col_allocator *a, size_t n, const void *src)
                note && note[0] ? ": " : "", note ? note : "");
         abort();
     }
-    if (src) {
-        memcpy(p, src, n);
-        memset((uint8_t *)p + n, 0, cap - n);
-    } else {
-        memset(p, 0, cap);
-    }
+    if (src) memcpy(p, src, src_n);
+    memset((uint8_t *)p + src_n, 0, cap - src_n);
     charge(a, (int64_t)cap);
     return p;
 }
 
 void *cs_col_buffer_alloc(cs_col_allocator *a, size_t n)
 {
-    return alloc_aligned(a, n, NULL);
+    return alloc_aligned(a, n, NULL, 0);
 }
 
 void *cs_col_buffer_copy(cs_col_allocator *a, const void *src, size_t n)
 {
-    return alloc_aligned(a, n, src);
+    return alloc_aligned(a, n, src, n);
 }
 
 void *cs_col_buffer_realloc(cs_col_allocator *a, void *p, size_t old_n, size_t new_n)
@@ -91,8 +89,9 @@ void *cs_col_buffer_realloc(cs_col_allocator *a, void *p, size_t old_n, size_t n
         if (new_n < old_n) memset((uint8_t *)p + new_n, 0, old_n - new_n);
         return p;
     }
-    void *q = cs_col_buffer_alloc(a, new_n);
-    if (p && q) memcpy(q, p, old_n < new_n ? old_n : new_n);
+    /* the kept bytes copied, only the rest zeroed (not the whole buffer first) */
+    void *q = p ? alloc_aligned(a, new_n, p, old_n < new_n ? old_n : new_n)
+                : alloc_aligned(a, new_n, NULL, 0);
     cs_col_buffer_free(a, p, old_n);
     return q;
 }

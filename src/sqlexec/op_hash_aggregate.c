@@ -7,7 +7,11 @@
  * that NaN = NaN, -0.0 = 0.0 and nulls group together) and hashed (XXH3); each row is then
  * probed in an open-addressing table of int32 group ids (linear probing, load <= 1/2) whose
  * groups keep their hash, their key bytes (in an arena of 64-byte aligned chunks from the
- * task's allocator, never one malloc per group) and a fixed-size state row. The aggregate
+ * task's allocator, never one malloc per group) and a fixed-size state row. Word keys: when
+ * every key (at most WORD_KEYS_MAX) is integral (byte, short, int, long, date, timestamp,
+ * intervals), a group keeps its keys as 64-bit words instead (the values widened, then one word
+ * of null bits), hashed by mixing the words and compared word by word: no encoding, no arena,
+ * and the output columns narrowed straight back from the words. The aggregate
  * functions then run over the batch with the row -> group id vector; without group keys (a
  * global aggregate) count and sum fold the batch straight into the one group's state.
  *
@@ -24,10 +28,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "columnar/col_builder.h"
 #include "sqlexec/sql_error.h"
 #include "sqlexec/sql_ops_internal.h"
 
 #define SPILL_PARTS 16
+#define WORD_KEYS_MAX 4
 
 typedef struct agg_op {
     cs_sql_op base;
@@ -52,6 +58,13 @@ typedef struct agg_op {
     cs_sql_keybuf kb;
     int32_t *gid;
     int64_t gid_cap;
+    /* word keys: key k of group g is gword[g * wstride + k], its null bits at [.. + n_keys] */
+    bool word_keys;
+    int wstride;     /* n_keys + 1 */
+    int *key_width;  /* per key: bytes of its values (1, 2, 4, 8) */
+    uint64_t *gword; /* groups_cap * wstride */
+    uint64_t *bword; /* the batch's rows, wstride words each (gid_cap rows) */
+    uint64_t *bhash; /* the batch's hashes (gid_cap rows) */
     /* spills and output */
     cs_sql_spill *spill[SPILL_PARTS];
     bool spilled;
@@ -63,7 +76,8 @@ typedef struct agg_op {
 static int64_t table_bytes(const agg_op *a)
 {
     return a->arena.held + (int64_t)cs_col_padded((size_t)a->cap * 4) +
-           (int64_t)cs_col_padded((size_t)a->groups_cap * (16 + a->stride));
+           (int64_t)cs_col_padded((size_t)a->groups_cap * (16 + a->stride)) +
+           (int64_t)cs_col_padded((size_t)a->groups_cap * 8 * (size_t)a->wstride);
 }
 
 static void table_free(agg_op *a)
@@ -74,7 +88,9 @@ static void table_free(agg_op *a)
     cs_col_buffer_free(al, a->gkey, (size_t)a->groups_cap * sizeof *a->gkey);
     cs_col_buffer_free(al, a->ghash, (size_t)a->groups_cap * 8);
     cs_col_buffer_free(al, a->states, (size_t)a->groups_cap * a->stride);
+    cs_col_buffer_free(al, a->gword, (size_t)a->groups_cap * 8 * (size_t)a->wstride);
     a->slots = NULL;
+    a->gword = NULL;
     a->gkey = NULL;
     a->ghash = NULL;
     a->states = NULL;
@@ -110,19 +126,144 @@ static int32_t new_group(agg_op *a, const uint8_t *key, size_t len, uint64_t h)
     cs_col_allocator *al = a->base.ctx->alloc;
     if (a->n_groups == a->groups_cap) {
         int64_t nc = a->groups_cap ? 2 * a->groups_cap : 256;
-        a->gkey = cs_col_buffer_realloc(al, a->gkey, (size_t)a->groups_cap * sizeof *a->gkey,
-                                        (size_t)nc * sizeof *a->gkey);
+        if (!a->word_keys)
+            a->gkey = cs_col_buffer_realloc(al, a->gkey, (size_t)a->groups_cap * sizeof *a->gkey,
+                                            (size_t)nc * sizeof *a->gkey);
         a->ghash = cs_col_buffer_realloc(al, a->ghash, (size_t)a->groups_cap * 8, (size_t)nc * 8);
         a->states = cs_col_buffer_realloc(al, a->states, (size_t)a->groups_cap * a->stride,
                                           (size_t)nc * a->stride);
+        if (a->word_keys)
+            a->gword =
+                cs_col_buffer_realloc(al, a->gword, (size_t)a->groups_cap * 8 * (size_t)a->wstride,
+                                      (size_t)nc * 8 * (size_t)a->wstride);
         a->groups_cap = nc;
     }
     int32_t g = (int32_t)a->n_groups++;
+    if (a->word_keys) { /* key: the words; no bytes */
+        memcpy(a->gword + (size_t)g * (size_t)a->wstride, key, 8 * (size_t)a->wstride);
+        a->ghash[g] = h;
+        return g;
+    }
     uint8_t *k = cs_sql_arena_alloc(&a->arena, len ? len : 1);
     if (len) memcpy(k, key, len); /* no group keys: every row's key is empty */
     a->gkey[g] = k;
     a->ghash[g] = h;
     return g;
+}
+
+static inline uint64_t mix64(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ull;
+    return x ^ (x >> 33);
+}
+
+/* The width of an integral key type's values (0: not a word key). */
+static int word_key_width(cs_type_id id)
+{
+    switch (id) {
+    case CS_TYPE_BYTE:
+        return 1;
+    case CS_TYPE_SHORT:
+        return 2;
+    case CS_TYPE_INT:
+    case CS_TYPE_DATE:
+    case CS_TYPE_INTERVAL_YM:
+        return 4;
+    case CS_TYPE_LONG:
+    case CS_TYPE_TIMESTAMP:
+    case CS_TYPE_TIMESTAMP_NTZ:
+    case CS_TYPE_INTERVAL_DT:
+        return 8;
+    default:
+        return 0;
+    }
+}
+
+/* The batch's keys as words (a null's word 0, its bit set in the row's last word) and their
+ * hashes, into bword / bhash. */
+static void batch_words(agg_op *a, const cs_col_batch *b, const cs_sort_key *keys)
+{
+    int64_t n = b->num_rows;
+    int ws = a->wstride;
+    uint64_t *w = a->bword;
+    for (int64_t i = 0; i < n; i++)
+        w[(size_t)i * (size_t)ws + (size_t)a->n_keys] = 0;
+    for (int k = 0; k < a->n_keys; k++) {
+        const cs_column *c = b->columns[keys[k].ordinal];
+        const void *v = c->values;
+        uint64_t *o = w + k;
+        switch (a->key_width[k]) {
+        case 1:
+            for (int64_t i = 0; i < n; i++)
+                o[(size_t)i * (size_t)ws] = (uint64_t)(int64_t)((const int8_t *)v)[i];
+            break;
+        case 2:
+            for (int64_t i = 0; i < n; i++)
+                o[(size_t)i * (size_t)ws] = (uint64_t)(int64_t)((const int16_t *)v)[i];
+            break;
+        case 4:
+            for (int64_t i = 0; i < n; i++)
+                o[(size_t)i * (size_t)ws] = (uint64_t)(int64_t)((const int32_t *)v)[i];
+            break;
+        default:
+            for (int64_t i = 0; i < n; i++)
+                o[(size_t)i * (size_t)ws] = (uint64_t)((const int64_t *)v)[i];
+        }
+        if (c->validity)
+            for (int64_t i = 0; i < n; i++)
+                if (!cs_column_is_valid(c, i)) {
+                    o[(size_t)i * (size_t)ws] = 0;
+                    w[(size_t)i * (size_t)ws + (size_t)a->n_keys] |= 1ull << k;
+                }
+    }
+    for (int64_t i = 0; i < n; i++) {
+        const uint64_t *r = w + (size_t)i * (size_t)ws;
+        uint64_t h = mix64(r[0] ^ (r[a->n_keys] << 56));
+        for (int k = 1; k < a->n_keys; k++)
+            h = mix64(h ^ r[k]) + (uint64_t)k;
+        a->bhash[i] = h;
+    }
+}
+
+static inline bool words_equal(const uint64_t *x, const uint64_t *y, int n)
+{
+    for (int k = 0; k < n; k++)
+        if (x[k] != y[k]) return false;
+    return true;
+}
+
+/* find_groups for word keys: the rows' words probed against the groups' words. */
+static void find_word_groups(agg_op *a, const cs_col_batch *b, const cs_sort_key *keys)
+{
+    int64_t n = b->num_rows;
+    int ws = a->wstride;
+    batch_words(a, b, keys);
+    for (int64_t i = 0; i < n; i++) {
+        if (i + 16 < n) __builtin_prefetch(&a->slots[a->bhash[i + 16] & (uint64_t)(a->cap - 1)]);
+        if (i + 8 < n) {
+            int32_t ahead = a->slots[a->bhash[i + 8] & (uint64_t)(a->cap - 1)];
+            if (ahead >= 0) __builtin_prefetch(&a->gword[(size_t)ahead * (size_t)ws]);
+        }
+        if (2 * (a->n_groups + 1) > a->cap) rehash(a);
+        uint64_t mask = (uint64_t)a->cap - 1, h = a->bhash[i];
+        const uint64_t *key = a->bword + (size_t)i * (size_t)ws;
+        uint64_t s = h & mask;
+        int32_t g;
+        for (;;) {
+            g = a->slots[s];
+            if (g < 0) {
+                g = new_group(a, (const uint8_t *)key, 0, h);
+                a->slots[s] = g;
+                break;
+            }
+            if (words_equal(a->gword + (size_t)g * (size_t)ws, key, ws)) break;
+            s = (s + 1) & mask;
+        }
+        a->gid[i] = g;
+    }
 }
 
 /* Group ids of every row of b (keys at ordinals keys[]), new groups added. */
@@ -133,6 +274,16 @@ static void find_groups(agg_op *a, const cs_col_batch *b, const cs_sort_key *key
         a->gid_cap = n;
         free(a->gid);
         a->gid = cs_xmalloc(sizeof *a->gid * (size_t)n);
+        if (a->word_keys) {
+            free(a->bword);
+            free(a->bhash);
+            a->bword = cs_xmalloc(sizeof *a->bword * (size_t)n * (size_t)a->wstride);
+            a->bhash = cs_xmalloc(sizeof *a->bhash * (size_t)n);
+        }
+    }
+    if (a->word_keys) {
+        find_word_groups(a, b, keys);
+        return;
     }
     if (a->n_keys == 0) { /* a global aggregate: one group, no key to hash */
         if (a->n_groups == 0) new_group(a, NULL, 0, 0);
@@ -204,6 +355,45 @@ static int fold_batch(agg_op *a, cs_col_batch *b, const cs_sort_key *keys, bool 
     return CS_OK;
 }
 
+/* The key columns of groups [g0, g0 + n) from their words, narrowed to each key's width. */
+static void words_decode(agg_op *a, int64_t g0, int64_t n, cs_column **cols)
+{
+    size_t rows = (size_t)(n > 0 ? n : 1);
+    uint8_t *vals = cs_xmalloc(8 * rows), *valid = cs_xmalloc(rows);
+    int ws = a->wstride;
+    for (int k = 0; k < a->n_keys; k++) {
+        const uint64_t *w = a->gword + (size_t)g0 * (size_t)ws;
+        bool any_null = false;
+        for (int64_t i = 0; i < n; i++) {
+            valid[i] = !((w[(size_t)i * (size_t)ws + (size_t)a->n_keys] >> k) & 1);
+            any_null |= !valid[i];
+        }
+        switch (a->key_width[k]) {
+        case 1:
+            for (int64_t i = 0; i < n; i++)
+                ((int8_t *)vals)[i] = (int8_t)w[(size_t)i * (size_t)ws + (size_t)k];
+            break;
+        case 2:
+            for (int64_t i = 0; i < n; i++)
+                ((int16_t *)(void *)vals)[i] = (int16_t)w[(size_t)i * (size_t)ws + (size_t)k];
+            break;
+        case 4:
+            for (int64_t i = 0; i < n; i++)
+                ((int32_t *)(void *)vals)[i] = (int32_t)w[(size_t)i * (size_t)ws + (size_t)k];
+            break;
+        default:
+            for (int64_t i = 0; i < n; i++)
+                ((int64_t *)(void *)vals)[i] = (int64_t)w[(size_t)i * (size_t)ws + (size_t)k];
+        }
+        cs_col_builder *b = cs_col_builder_new(a->base.ctx->alloc, a->key_types[k]);
+        cs_col_builder_append_values(b, vals, n, any_null ? valid : NULL);
+        cols[k] = cs_col_builder_finish(b);
+        cs_col_builder_free(b);
+    }
+    free(vals);
+    free(valid);
+}
+
 /* The output batch of groups [g0, g0 + n): keys then buffers (as_buffers) or results. */
 static int groups_batch(agg_op *a, int64_t g0, int64_t n, bool as_buffers, cs_col_batch **out,
                         cs_error *err)
@@ -211,8 +401,11 @@ static int groups_batch(agg_op *a, int64_t g0, int64_t n, bool as_buffers, cs_co
     cs_col_allocator *al = a->base.ctx->alloc;
     cs_col_type *schema = as_buffers ? a->buffer_schema : a->base.schema;
     cs_column **cols = cs_xcalloc((size_t)schema->n_fields + 1, sizeof *cols);
-    cs_sql_keys_decode((const uint8_t *const *)(a->gkey + g0), n, a->key_types, a->n_keys, al,
-                       cols);
+    if (a->word_keys)
+        words_decode(a, g0, n, cols);
+    else
+        cs_sql_keys_decode((const uint8_t *const *)(a->gkey + g0), n, a->key_types, a->n_keys, al,
+                           cols);
     int c = a->n_keys, rc = CS_OK;
     for (int j = 0; j < a->n_aggs && rc == CS_OK; j++) {
         if (as_buffers) {
@@ -235,6 +428,31 @@ static int groups_batch(agg_op *a, int64_t g0, int64_t n, bool as_buffers, cs_co
     return *out ? CS_OK : CS_EINVAL;
 }
 
+/* The spill partition of group g: the top bits of the hash of its encoded key (for word keys,
+ * the key encoded here as sort_keys.c would), so groups spill alike whichever way the table
+ * keeps its keys, and the output order after a spill does not depend on it. */
+static int spill_part(const agg_op *a, int64_t g)
+{
+    if (!a->word_keys) return (int)(a->ghash[g] >> 60);
+    uint8_t key[256], *p = key; /* WORD_KEYS_MAX * 9 used; room for XXH3's wide paths */
+    const uint64_t *w = a->gword + (size_t)g * (size_t)a->wstride;
+    for (int k = 0; k < a->n_keys; k++) {
+        if ((w[a->n_keys] >> k) & 1) {
+            *p++ = 0x00;
+            continue;
+        }
+        *p++ = 0x01;
+        int bytes = a->key_width[k];
+        uint64_t u = w[k] ^ (1ull << (8 * bytes - 1)); /* the sign bit flipped, big-endian */
+        for (int i = bytes - 1; i >= 0; i--) {
+            p[i] = (uint8_t)u;
+            u >>= 8;
+        }
+        p += bytes;
+    }
+    return (int)(XXH3_64bits(key, (size_t)(p - key)) >> 60);
+}
+
 static int spill_table(agg_op *a, cs_error *err)
 {
     const cs_sql_exec_ctx *ctx = a->base.ctx;
@@ -247,24 +465,39 @@ static int spill_table(agg_op *a, cs_error *err)
         before += cs_sql_spill_bytes(a->spill[p]);
     /* group ids by partition, then one batch per partition and chunk */
     int32_t *order = cs_xmalloc(sizeof *order * (size_t)(a->n_groups > 0 ? a->n_groups : 1));
+    uint8_t *part = cs_xmalloc((size_t)(a->n_groups > 0 ? a->n_groups : 1));
     int64_t count[SPILL_PARTS + 1] = {0};
-    for (int64_t g = 0; g < a->n_groups; g++)
-        count[(a->ghash[g] >> 60) + 1]++;
+    for (int64_t g = 0; g < a->n_groups; g++) {
+        part[g] = (uint8_t)spill_part(a, g);
+        count[part[g] + 1]++;
+    }
     for (int p = 0; p < SPILL_PARTS; p++)
         count[p + 1] += count[p];
     int64_t fill[SPILL_PARTS];
     memcpy(fill, count, sizeof fill);
     for (int64_t g = 0; g < a->n_groups; g++)
-        order[fill[a->ghash[g] >> 60]++] = (int32_t)g;
+        order[fill[part[g]]++] = (int32_t)g;
+    free(part);
     /* rewrite the table in partition order so each partition is a run of groups */
     uint8_t **keys = cs_xmalloc(sizeof *keys * (size_t)(a->n_groups > 0 ? a->n_groups : 1));
     uint8_t *st = cs_xmalloc(a->stride * (size_t)(a->n_groups > 0 ? a->n_groups : 1));
+    size_t wrow = 8 * (size_t)a->wstride;
+    uint64_t *words =
+        a->word_keys ? cs_xmalloc(wrow * (size_t)(a->n_groups > 0 ? a->n_groups : 1)) : NULL;
     for (int64_t i = 0; i < a->n_groups; i++) {
-        keys[i] = a->gkey[order[i]];
+        if (words)
+            memcpy(words + (size_t)i * (size_t)a->wstride,
+                   a->gword + (size_t)order[i] * (size_t)a->wstride, wrow);
+        else
+            keys[i] = a->gkey[order[i]];
         memcpy(st + (size_t)i * a->stride, a->states + (size_t)order[i] * a->stride, a->stride);
     }
-    memcpy(a->gkey, keys, sizeof *keys * (size_t)a->n_groups);
+    if (words)
+        memcpy(a->gword, words, wrow * (size_t)a->n_groups);
+    else
+        memcpy(a->gkey, keys, sizeof *keys * (size_t)a->n_groups);
     memcpy(a->states, st, a->stride * (size_t)a->n_groups);
+    free(words);
     free(keys);
     free(st);
     free(order);
@@ -391,7 +624,11 @@ static void agg_close(cs_sql_op *op)
     }
     cs_sql_keybuf_free(&a->kb);
     free(a->gid);
+    free(a->bword);
+    free(a->bhash);
     a->gid = NULL;
+    a->bword = NULL;
+    a->bhash = NULL;
     a->gid_cap = 0;
     cs_sql_op_close(op->children[0]);
 }
@@ -405,6 +642,7 @@ static void agg_destroy(cs_sql_op *op)
         cs_col_type_unref(a->key_types[k]);
     cs_col_type_unref(a->buffer_schema);
     free(a->key_types);
+    free(a->key_width);
     free(a->aggs);
     free(a->inputs);
     free(a->inputs2);
@@ -448,6 +686,8 @@ cs_sql_op *cs_sql_op_hash_aggregate(cs_sql_op *child, cs_agg_mode mode, const in
     a->keys = cs_xmalloc(sizeof *a->keys * (size_t)(n_keys + 1));
     a->enc = cs_xcalloc((size_t)n_keys + 1, sizeof *a->enc);
     a->key_types = cs_xcalloc((size_t)n_keys + 1, sizeof *a->key_types);
+    a->key_width = cs_xcalloc((size_t)n_keys + 1, sizeof *a->key_width);
+    a->word_keys = n_keys > 0 && n_keys <= WORD_KEYS_MAX;
     a->aggs = cs_xcalloc((size_t)n_aggs + 1, sizeof *a->aggs);
     a->inputs = cs_xmalloc(sizeof *a->inputs * (size_t)(n_aggs + 1));
     a->inputs2 = cs_xmalloc(sizeof *a->inputs2 * (size_t)(n_aggs + 1));
@@ -473,6 +713,8 @@ cs_sql_op *cs_sql_op_hash_aggregate(cs_sql_op *child, cs_agg_mode mode, const in
             a->keys[k] = o;
             a->enc[k] = (cs_sort_key){.ordinal = o, .nulls_first = true};
             a->key_types[k] = cs_col_type_ref(in->fields[o].type);
+            a->key_width[k] = word_key_width(in->fields[o].type->id);
+            if (!a->key_width[k]) a->word_keys = false;
         }
     }
     for (int j = 0; j < n_aggs && rc == CS_OK; j++) {
@@ -521,6 +763,7 @@ cs_sql_op *cs_sql_op_hash_aggregate(cs_sql_op *child, cs_agg_mode mode, const in
         n_buf_fields += a->aggs[j].n_buf;
     }
     a->stride = off ? off : 8;
+    a->wstride = a->word_keys ? n_keys + 1 : 0;
     bf = cs_xcalloc((size_t)(n_keys + n_buf_fields + 1), sizeof *bf);
     rf = cs_xcalloc((size_t)(n_keys + n_aggs + 1), sizeof *rf);
     for (int k = 0; k < n_keys; k++) {

@@ -4,8 +4,9 @@
  * keys, Partial -> Final equal to Complete on a generated input, results equal to a reference
  * computed here on a larger input, the empty input without keys (one row), ANSI overflow errors
  * of sum (long and decimal), a global sum and count of narrow integers with nulls (the one-group
- * path), decimal sum/avg types and rounding, and a spill under a small
- * task memory equal to the in-memory result with non-zero spill metrics.
+ * path), decimal sum/avg types and rounding, a spill under a small task memory equal to the
+ * in-memory result with non-zero spill metrics, and integral keys of every width kept as words
+ * (extremes, nulls, a spill).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -416,6 +417,77 @@ static void test_spill_under_small_memory_equals_in_memory(void **state)
     cs_col_type_unref(schema);
 }
 
+/* Keys that are all integral (byte, short, int, date, long) are kept as 64-bit words: each width
+ * groups and comes back exactly, negative values and the extremes included, nulls group together
+ * per key; and a spill under a small task memory gives the in-memory groups. */
+static void test_integral_keys_of_each_width_with_nulls(void **state)
+{
+    const char *names[] = {"b", "h", "i", "l"};
+    cs_col_type *schema = t_schema(
+        4, names,
+        (cs_col_type *[]){T(CS_TYPE_BYTE), T(CS_TYPE_SHORT), T(CS_TYPE_DATE), T(CS_TYPE_LONG)});
+    int8_t b8[] = {-128, 127, -128, 0, 0, 5};
+    int16_t h16[] = {-32768, 32767, -32768, 0, 0, 5};
+    int32_t i32[] = {-1, 19000, -1, 0, 0, 5};
+    int64_t l64[] = {INT64_MIN, INT64_MAX, INT64_MIN, 0, 0, 5};
+    uint8_t valid[] = {1, 1, 1, 0, 1, 1};
+    cs_col_batch *b[1] = {t_batch(schema,
+                                  (cs_column *[]){t_fixed(T(CS_TYPE_BYTE), b8, 6, valid),
+                                                  t_fixed(T(CS_TYPE_SHORT), h16, 6, valid),
+                                                  t_fixed(T(CS_TYPE_DATE), i32, 6, valid),
+                                                  t_fixed(T(CS_TYPE_LONG), l64, 6, NULL)},
+                                  6)};
+    cs_agg_spec count = {CS_AGG_COUNT_STAR, -1, NULL};
+    cs_error err = {0};
+    cs_sql_op *op = cs_sql_op_hash_aggregate(t_leaf(schema, b, 1), CS_AGG_COMPLETE,
+                                             (int[]){0, 1, 2, 3}, 4, &count, 1, &err);
+    assert_non_null(op);
+    cs_sql_exec_ctx ctx = t_ctx();
+    t_rows r = t_run(op, &ctx);
+    assert_int_equal(r.rc, CS_OK);
+    assert_int_equal(r.n, 5);
+    assert_string_equal(r.row[0], "-128|-32768|-1|-9223372036854775808|2");
+    assert_string_equal(r.row[1], "127|32767|19000|9223372036854775807|1");
+    assert_string_equal(r.row[2], "NULL|NULL|NULL|0|1"); /* not the group of the zeros */
+    assert_string_equal(r.row[3], "0|0|0|0|1");
+    assert_string_equal(r.row[4], "5|5|5|5|1");
+    t_rows_free(&r);
+    cs_sql_op_free(op);
+    cs_col_type_unref(schema);
+
+    /* many long keys, spilled and in memory: the same groups */
+    cs_col_type *gs = gen_schema();
+    cs_col_batch *g[200];
+    int nb = gen_batches(gs, 200000, 60000, 7, g);
+    for (int i = 0; i < nb; i++)
+        cs_col_batch_ref(g[i]);
+    cs_sql_op *mem = cs_sql_op_hash_aggregate(t_leaf(gs, g, nb), CS_AGG_COMPLETE, (int[]){0}, 1,
+                                              &count, 1, &err);
+    cs_task_memory tm;
+    cs_task_memory_init(&tm, 1 << 20);
+    cs_col_allocator alloc;
+    cs_col_allocator_init(&alloc, &tm);
+    cs_sql_exec_ctx small = ctx;
+    small.alloc = &alloc;
+    small.task_memory = &tm;
+    cs_sql_op *sp = cs_sql_op_hash_aggregate(t_leaf(gs, g, nb), CS_AGG_COMPLETE, (int[]){0}, 1,
+                                             &count, 1, &err);
+    t_rows want = t_run(mem, &ctx), got = t_run(sp, &small);
+    assert_int_equal(got.rc, CS_OK);
+    assert_true(sp->metrics.spill_count > 0);
+    assert_int_equal(want.n, got.n);
+    assert_true(want.n > 50000);
+    t_rows_sort(&want);
+    t_rows_sort(&got);
+    assert_true(t_rows_equal(&want, &got));
+    t_rows_free(&want);
+    t_rows_free(&got);
+    cs_sql_op_free(mem);
+    cs_sql_op_free(sp);
+    assert_int_equal(tm.used, 0);
+    cs_col_type_unref(gs);
+}
+
 static void test_bad_arguments_are_refused(void **state)
 {
     cs_col_type *schema = gen_schema();
@@ -491,6 +563,7 @@ int main(void)
         cmocka_unit_test(test_global_sum_and_count_of_narrow_integers),
         cmocka_unit_test(test_decimal_sum_and_avg_types_and_rounding),
         cmocka_unit_test(test_spill_under_small_memory_equals_in_memory),
+        cmocka_unit_test(test_integral_keys_of_each_width_with_nulls),
         cmocka_unit_test(test_bad_arguments_are_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
