@@ -147,14 +147,19 @@ static void fake_cancel_all(sched_backend *b)
 {
     fake *f = (fake *)b;
     f->cancel_calls++;
+    int kept = 0;
     for (int i = 0; i < f->nheld; i++) {
+        if (!cs_task_desc_cancelled(f->held[i])) { /* another job's: it runs on */
+            f->held[kept++] = f->held[i];
+            continue;
+        }
         task_result r;
         cs_task_result_init(&r);
         r.status = TASK_KILLED; /* as the backends report a cancelled task */
         r.error = cs_xstrdup(CS_TASK_CANCELLED);
         cs_scheduler_task_done(b->sched, f->held[i], &r);
     }
-    f->nheld = 0;
+    f->nheld = kept;
 }
 
 static void fake_stop(sched_backend *b) {}
