@@ -1,12 +1,13 @@
 /*
- * dag_scheduler.c — Spark's DAGScheduler for one application (see scheduler.h). The job thread
- * runs an event loop over task completions; backends push completions from their threads onto a
- * queue (completion_queue.c). Each stage attempt is a task set of the task scheduler
+ * dag_scheduler.c — Spark's DAGScheduler for one application (see scheduler.h). The job threads
+ * run an event loop over task completions, one at a time; backends push completions from their
+ * threads onto a queue (completion_queue.c). Each stage attempt is a task set of the task scheduler
  * (task_scheduler.c), whose manager (task_set_manager.c) decides retries, aborts and zombies;
  * this file creates the task descriptors and acts on those decisions. Stages for shuffle
  * dependencies are created once per application and their map outputs kept (the map-output
  * tracker, whose queries from other threads are map_output_tracker.c), so later jobs skip stages
- * whose outputs are all available. The types and the lock rules are in dag_scheduler_internal.h.
+ * whose outputs are all available. The listener bus's events are posted by dag_events.c. The
+ * types and the lock rules are in dag_scheduler_internal.h.
  *
  * A stage's states (stage.running / stage.waiting; a task attempt's are in task_set_manager.h):
  *
@@ -56,41 +57,10 @@
 #include "sched/stage_rdds.h"
 #include "sched/task_scheduler.h"
 
-static void post(scheduler *s, cs_event *ev)
-{
-    if (!s->opt.bus) return;
-    ev->time_ms = cs_now_ms();
-    cs_listener_bus_post(s->opt.bus, ev);
-}
-
 static bool outputs_available(scheduler *s, const shuffle_dep *d)
 {
     map_outputs *o = &s->outputs[d->shuffle_id];
     return o->maps && o->available == o->num_maps;
-}
-
-/* Spark's stage name: a result stage is named after its job's action, a shuffle-map stage after
- * the RDD it computes (both "<operation> at <object>:<function>"). */
-static const char *stage_name(const stage *st)
-{
-    return st->name ? st->name : st->rdd->name;
-}
-
-/* Whether st is `from` or a stage `from` reads through its parents (dag_lock held). */
-static bool reaches(const stage *from, const stage *st, unsigned epoch)
-{
-    if (from == st) return true;
-    if (from->visit == epoch) return false;
-    ((stage *)from)->visit = epoch;
-    for (int p = 0; p < from->num_parents; p++)
-        if (reaches(from->parents[p], st, epoch)) return true;
-    return false;
-}
-
-/* Whether job j runs stage st (its result stage or one its result stage waits for). */
-static bool job_needs(scheduler *s, const job *j, const stage *st)
-{
-    return reaches(j->final, st, ++s->visit_epoch);
 }
 
 /* The oldest active job that needs st (Spark's activeJobForStage), NULL when none does: the job a
@@ -99,7 +69,7 @@ static job *job_for_stage(scheduler *s, const stage *st)
 {
     if (!st->dep) return st->job && !st->job->ended && !st->job->failed ? st->job : NULL;
     for (int i = 0; i < s->num_jobs; i++)
-        if (!s->jobs[i]->ended && !s->jobs[i]->failed && job_needs(s, s->jobs[i], st))
+        if (!s->jobs[i]->ended && !s->jobs[i]->failed && cs_dag_job_needs(s, s->jobs[i], st))
             return s->jobs[i];
     return NULL;
 }
@@ -108,7 +78,8 @@ static job *job_for_stage(scheduler *s, const stage *st)
 static bool needed_by_other(scheduler *s, const stage *st, const job *except)
 {
     for (int i = 0; i < s->num_jobs; i++)
-        if (s->jobs[i] != except && !s->jobs[i]->ended && job_needs(s, s->jobs[i], st)) return true;
+        if (s->jobs[i] != except && !s->jobs[i]->ended && cs_dag_job_needs(s, s->jobs[i], st))
+            return true;
     return false;
 }
 
@@ -120,39 +91,6 @@ static void remove_waiting(scheduler *s, stage *st)
             break;
         }
     st->waiting = false;
-}
-
-/* The stages of a job, as its start event lists them: ids, task counts and parents. */
-typedef struct job_stages {
-    int *ids, *ntasks, *nparents, *parents;
-    const char **names; /* borrowed from the stages */
-    int n, cap, np, capp;
-} job_stages;
-
-static void all_stages(stage *st, job_stages *js)
-{
-    for (int i = 0; i < js->n; i++)
-        if (js->ids[i] == st->id) return;
-    if (js->n == js->cap) {
-        js->cap = js->cap ? js->cap * 2 : 8;
-        js->ids = cs_xrealloc(js->ids, (size_t)js->cap * sizeof *js->ids);
-        js->ntasks = cs_xrealloc(js->ntasks, (size_t)js->cap * sizeof *js->ntasks);
-        js->nparents = cs_xrealloc(js->nparents, (size_t)js->cap * sizeof *js->nparents);
-        js->names = cs_xrealloc(js->names, (size_t)js->cap * sizeof *js->names);
-    }
-    js->names[js->n] = stage_name(st);
-    js->ids[js->n] = st->id;
-    js->ntasks[js->n] = st->num_tasks;
-    js->nparents[js->n++] = st->num_parents;
-    for (int p = 0; p < st->num_parents; p++) {
-        if (js->np == js->capp) {
-            js->capp = js->capp ? js->capp * 2 : 8;
-            js->parents = cs_xrealloc(js->parents, (size_t)js->capp * sizeof *js->parents);
-        }
-        js->parents[js->np++] = st->parents[p]->id;
-    }
-    for (int p = 0; p < st->num_parents; p++)
-        all_stages(st->parents[p], js);
 }
 
 /* Whether job j has what it runs for: every result partition, or (a map-stage job) every map
@@ -261,23 +199,6 @@ static void end_task_set(scheduler *s, stage *st)
 
 static void submit_waiting(scheduler *s);
 
-/* Posts a stage event with the stage's RDDs and parent stages (Spark's StageInfo). */
-static void post_stage_event(scheduler *s, const stage *st, cs_event *ev)
-{
-    cs_rdd_info *infos = NULL;
-    int *parents = cs_xcalloc((size_t)st->num_parents + 1, sizeof *parents);
-    for (int p = 0; p < st->num_parents; p++)
-        parents[p] = st->parents[p]->id;
-    ev->num_rdd_infos = cs_stage_rdd_infos(st->rdd, &infos);
-    cs_block_registry_fill_rdd_infos(s->blocks, infos, ev->num_rdd_infos);
-    ev->rdd_infos = infos;
-    ev->parent_stage_ids = parents;
-    ev->num_parent_stage_ids = st->num_parents;
-    post(s, ev);
-    free(infos);
-    free(parents);
-}
-
 static void submit_missing_tasks(scheduler *s, stage *st)
 {
     job *j = job_for_stage(s, st);
@@ -323,9 +244,9 @@ static void submit_missing_tasks(scheduler *s, stage *st)
                    .stage_id = st->id,
                    .stage_attempt = st->attempt,
                    .num_tasks = missing,
-                   .stage_name = stage_name(st),
+                   .stage_name = cs_dag_stage_name(st),
                    .job_id = j->id};
-    post_stage_event(s, st, &ev);
+    cs_dag_post_stage_event(s, st, &ev);
     /* the whole task set is queued at once, then offered */
     const task_desc **batch = cs_xcalloc((size_t)missing, sizeof *batch);
     int *indexes = cs_xcalloc((size_t)missing, sizeof *indexes);
@@ -370,7 +291,7 @@ static void stage_finished(scheduler *s, stage *st, bool ok, const char *reason)
                    .stage_id = st->id,
                    .stage_attempt = st->attempt,
                    .num_tasks = st->attempt_tasks,
-                   .stage_name = stage_name(st),
+                   .stage_name = cs_dag_stage_name(st),
                    .succeeded = ok,
                    .reason = reason,
                    .job_id = st->run_job_id};
@@ -379,7 +300,7 @@ static void stage_finished(scheduler *s, stage *st, bool ok, const char *reason)
     cs_acc_stage_done(s->opt.accums, st->id, st->attempt, &accs, &naccs);
     ev.accumulables = accs;
     ev.num_accumulables = naccs;
-    post_stage_event(s, st, &ev);
+    cs_dag_post_stage_event(s, st, &ev);
     cs_accumulables_free(accs, naccs);
 }
 
@@ -438,7 +359,8 @@ static void abort_stage(scheduler *s, const stage *st, const char *fmt, ...)
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     for (int i = 0; i < s->num_jobs; i++)
-        if (!s->jobs[i]->ended && job_needs(s, s->jobs[i], st)) abort_job(s, s->jobs[i], "%s", msg);
+        if (!s->jobs[i]->ended && cs_dag_job_needs(s, s->jobs[i], st))
+            abort_job(s, s->jobs[i], "%s", msg);
 }
 
 /* ---- completions ------------------------------------------------------------------------- */
@@ -466,37 +388,6 @@ static void resubmit_stage(scheduler *s, stage *st, int failed_attempt, const ch
     submit_stage(s, st);
 }
 
-/* The listeners' TASK_END of a completion (also of a task that ends after its job did, so that
- * every started task is seen ending). */
-static void post_task_end(scheduler *s, const completion *c, const cs_accumulable *accs, int naccs)
-{
-    const task_desc *t = c->task;
-    const task_result *r = &c->result;
-    const sched_task *stk = (const sched_task *)t;
-    cs_task_end_reason why;
-    cs_dag_task_end_reason(t, r, &why);
-    cs_event ev = {.kind = CS_EV_TASK_END,
-                   .stage_id = t->stage_id,
-                   .stage_attempt = t->stage_attempt,
-                   .task_id = t->task_id,
-                   .partition = t->partition,
-                   .attempt = t->attempt,
-                   .executor_id = stk->started && stk->executor[0] ? stk->executor : "driver",
-                   .host = stk->started && stk->host[0] ? stk->host : "localhost",
-                   .locality = stk->started ? stk->locality : 0,
-                   .succeeded = r->status == TASK_OK,
-                   .reason = r->error,
-                   .task_type = stk->st->dep ? "ShuffleMapTask" : "ResultTask",
-                   .metrics = r->metrics,
-                   .job_id = t->job_id,
-                   .accumulables = accs,
-                   .num_accumulables = naccs,
-                   .end_reason = r->status != TASK_OK && why.kind != CS_END_EXCEPTION ? &why : NULL,
-                   .updated_blocks = r->updated_blocks,
-                   .num_updated_blocks = r->num_updated_blocks};
-    post(s, &ev);
-}
-
 static void handle_completion(scheduler *s, completion *c)
 {
     task_desc *t = c->task;
@@ -519,7 +410,7 @@ static void handle_completion(scheduler *s, completion *c)
         cs_acc_merge_updates(s->opt.accums, &r->accum_updates, st->id, t->stage_attempt, &accs,
                              &naccs, &merge_error);
     if (live || stk->started) /* one that never ran after its job ended: no event */
-        post_task_end(s, c, accs, naccs);
+        cs_dag_post_task_end(s, c, accs, naccs);
     cs_accumulables_free(accs, naccs);
     if (merge_error) { /* the accumulator would be short of this update: never a success */
         abort_stage(s, st, "Task %d in stage %d.%d (TID %lld): %s", t->partition, st->id,
@@ -642,29 +533,6 @@ static void handle_completion(scheduler *s, completion *c)
         launch_task(s, st, index);
 }
 
-void cs_scheduler_task_started(scheduler *s, const task_desc *t, const char *executor_id,
-                               const char *host, int locality)
-{
-    sched_task *stk = (sched_task *)t;
-    stk->started = true;
-    stk->locality = locality;
-    cs_str_copy(stk->executor, sizeof stk->executor, executor_id);
-    cs_str_copy(stk->host, sizeof stk->host, host);
-    if (s->alloc) cs_am_task_started(s->alloc, executor_id);
-    cs_event ev = {.kind = CS_EV_TASK_START,
-                   .stage_id = t->stage_id,
-                   .stage_attempt = t->stage_attempt,
-                   .task_id = t->task_id,
-                   .partition = t->partition,
-                   .attempt = t->attempt,
-                   .executor_id = executor_id,
-                   .host = host,
-                   .locality = locality,
-                   .task_type = stk->st->dep ? "ShuffleMapTask" : "ResultTask",
-                   .job_id = t->job_id};
-    post(s, &ev);
-}
-
 static bool stage_in_job(const stage *st, int stage_id)
 {
     if (st->id == stage_id) return st->running || st->waiting;
@@ -774,42 +642,20 @@ static void handle_executor_lost(scheduler *s, const char *exec_id, const char *
     if (resubmit && removed) submit_waiting(s);
 }
 
-/* Attempts in flight of the stages job j runs (dag_lock held). */
-static int job_in_flight(scheduler *s, const job *j)
-{
-    int n = 0;
-    unsigned epoch = ++s->visit_epoch;
-    stage **todo = cs_xcalloc((size_t)s->next_stage_id + 2, sizeof *todo);
-    int ntodo = 0;
-    todo[ntodo++] = j->final;
-    j->final->visit = epoch;
-    while (ntodo > 0) {
-        stage *st = todo[--ntodo];
-        n += st->in_flight;
-        for (int p = 0; p < st->num_parents; p++)
-            if (st->parents[p]->visit != epoch) {
-                st->parents[p]->visit = epoch;
-                todo[ntodo++] = st->parents[p];
-            }
-    }
-    free(todo);
-    return n;
-}
-
 /* The job's watchdog, checked after every event: an unfinished job with no task running or
  * pending can only wait for good. Stages whose parents lost outputs are submitted again first;
  * if that still starts nothing, the job fails naming the stages it was waiting on, as a
  * scheduler bug must never be a hang. */
 static void check_progress(scheduler *s, job *j)
 {
-    if (j->failed || job_done(s, j) || job_in_flight(s, j) > 0) return;
+    if (j->failed || job_done(s, j) || cs_dag_job_in_flight(s, j) > 0) return;
     submit_waiting(s);
     if (!j->final->running && !j->final->waiting) submit_stage(s, j->final);
-    if (job_in_flight(s, j) > 0 || job_done(s, j) || j->failed) return;
+    if (cs_dag_job_in_flight(s, j) > 0 || job_done(s, j) || j->failed) return;
     char waiting[400] = "";
     size_t len = 0;
     for (int i = 0; i < s->num_waiting && len < sizeof waiting - 16; i++) {
-        if (!job_needs(s, j, s->waiting[i])) continue;
+        if (!cs_dag_job_needs(s, j, s->waiting[i])) continue;
         len += (size_t)snprintf(waiting + len, sizeof waiting - len, "%s%d", len ? "," : "",
                                 s->waiting[i]->id);
     }
@@ -943,70 +789,6 @@ void cs_scheduler_start_dynamic_allocation(scheduler *s, const alloc_settings *s
     s->alloc = cs_allocation_manager_new(st, s, s->backend, s->opt.bus);
 }
 
-/* The job's local properties as Spark's JobStart carries them: key, value pairs in props_out
- * (room for 10). Returns how many strings. */
-static int job_properties_pairs(const job_properties *p, const char **props_out)
-{
-    int n = 0;
-    if (p->description) {
-        props_out[n++] = "spark.job.description";
-        props_out[n++] = p->description;
-    }
-    if (p->group_id) {
-        props_out[n++] = "spark.jobGroup.id";
-        props_out[n++] = p->group_id;
-        props_out[n++] = "spark.job.interruptOnCancel";
-        props_out[n++] = p->interrupt_on_cancel ? "true" : "false";
-    }
-    if (p->sql_execution_id) {
-        props_out[n++] = "spark.sql.execution.id";
-        props_out[n++] = p->sql_execution_id;
-    }
-    if (p->pool) {
-        props_out[n++] = "spark.scheduler.pool";
-        props_out[n++] = p->pool;
-    }
-    return n;
-}
-
-/* Posts job j's JobStart (dag_lock held). */
-static void post_job_start(scheduler *s, job *j, const char **job_name_out)
-{
-    stage *fin = j->final;
-    job_stages js = {0};
-    const char *job_name = stage_name(fin);
-    if (j->map_stages) /* named after its last stage, as Spark's listener names any job */
-        for (int p = 0, last = -1; p < fin->num_parents; p++) {
-            all_stages(fin->parents[p], &js);
-            if (fin->parents[p]->id <= last) continue;
-            last = fin->parents[p]->id;
-            job_name = stage_name(fin->parents[p]);
-        }
-    else
-        all_stages(fin, &js);
-    const char *pairs[10];
-    cs_event ev = {.kind = CS_EV_JOB_START,
-                   .job_id = j->id,
-                   .stage_ids = js.ids,
-                   .num_stage_ids = js.n,
-                   .stage_num_tasks = js.ntasks,
-                   .stage_num_parents = js.nparents,
-                   .stage_parents = js.parents,
-                   .stage_names = js.names,
-                   .job_properties = pairs,
-                   .num_job_properties = job_properties_pairs(j->props, pairs) / 2,
-                   .stage_name = job_name};
-    post(s, &ev);
-    CS_INFO("scheduler", "job=%d event=started stages=%d tasks=%d name=%s", j->id, js.n,
-            fin->num_tasks, cs_log_quote(job_name));
-    *job_name_out = job_name;
-    free(js.ids);
-    free(js.names);
-    free(js.ntasks);
-    free(js.nparents);
-    free(js.parents);
-}
-
 /* A job: the result stage of rdd's partitions, or (map_deps) the map stages of those shuffles,
  * whose result stage is a placeholder without tasks or id, never posted. Runs beside the jobs of
  * other threads: this thread takes part in the event loop while its job runs, and returns once
@@ -1060,7 +842,7 @@ static int run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, int num
     pthread_mutex_unlock(&s->outputs_lock);
 
     const char *job_name;
-    post_job_start(s, j, &job_name);
+    cs_dag_post_job_start(s, j, &job_name);
     int64_t job_start_ms = cs_now_ms();
     if (s->aborted)
         abort_job(s, j, "%s", s->aborted);
@@ -1095,7 +877,7 @@ static int run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, int num
                     .job_id = j->id,
                     .succeeded = !j->failed,
                     .reason = j->failed ? j->err.msg : NULL};
-    post(s, &end);
+    cs_dag_post(s, &end);
     if (j->failed)
         CS_WARN("scheduler", "job=%d event=finished result=failed duration_ms=%lld reason=%s",
                 j->id, (long long)(cs_now_ms() - job_start_ms), cs_log_quote(j->err.msg));

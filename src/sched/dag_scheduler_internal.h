@@ -1,6 +1,6 @@
 /*
- * dag_scheduler_internal.h — private to src/sched/dag_scheduler.c, map_output_tracker.c,
- * stage_graph.c and completion_queue.c: the scheduler's state.
+ * dag_scheduler_internal.h — private to src/sched/dag_scheduler.c, dag_events.c,
+ * map_output_tracker.c, stage_graph.c and completion_queue.c: the scheduler's state.
  *
  * Threads: several threads may each run a job at once (cs_scheduler_run_job). Whichever of them
  * holds dag_lock is the scheduler's event loop (Spark's single DAGScheduler event thread): it pops
@@ -204,11 +204,26 @@ void cs_dag_stage_link(scheduler *s, stage *st, int job_id);
 /* Links st (a map-stage job's placeholder) to the shuffle-map stages of deps[0..n) themselves. */
 void cs_dag_stage_link_shuffles(scheduler *s, stage *st, shuffle_dep *const *deps, int n,
                                 int job_id);
+/* Whether job j runs stage st (its result stage or one its result stage waits for). */
+bool cs_dag_job_needs(scheduler *s, const job *j, const stage *st);
+/* Attempts in flight (queued or running) of the stages job j runs. */
+int cs_dag_job_in_flight(scheduler *s, const job *j);
 /* Zeroed memory owned by st until cs_dag_stage_free (attempts' inputs: tasks may outlive one). */
 void *cs_dag_stage_alloc(stage *st, size_t n);
 void cs_dag_stage_free(stage *st);
 
 /* Spark's TaskEndReason of the finished task t with result r (completion_queue.c). */
 void cs_dag_task_end_reason(const task_desc *t, const task_result *r, cs_task_end_reason *why);
+
+/* ---- dag_events.c: the listener bus's job, stage and task events (dag_lock held) ---- */
+void cs_dag_post(scheduler *s, cs_event *ev);
+/* Spark's stage name: a result stage's job's call site, else the RDD's name. */
+const char *cs_dag_stage_name(const stage *st);
+/* A stage event with the stage's RDDs and parent stages (Spark's StageInfo). */
+void cs_dag_post_stage_event(scheduler *s, const stage *st, cs_event *ev);
+/* The listeners' TASK_END of a completion (also of a task that ends after its job did). */
+void cs_dag_post_task_end(scheduler *s, const completion *c, const cs_accumulable *accs, int naccs);
+/* Job j's JobStart; *job_name_out: the job's name (borrowed from its stages). */
+void cs_dag_post_job_start(scheduler *s, job *j, const char **job_name_out);
 
 #endif

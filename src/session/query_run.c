@@ -41,7 +41,6 @@
  * request (the web UI's kill, a cancelled job group) Spark's SPARK_JOB_CANCELLED.
  */
 #include <stdint.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -868,17 +867,13 @@ static int plan_query(qrun *q, cs_sql_arena *a, const cs_logical_plan *analyzed,
     return cs_sql_plan(&pc, *optimized, phys, err) != 0 ? (err->code ? err->code : CS_EINVAL) : 0;
 }
 
-/* Spark's SQLExecution ids are the process's (an AtomicLong), so that the queries of several
- * sessions running at once never share one in the events, the UI or the job groups. */
-static atomic_llong next_execution_id;
-
 static void qrun_begin(qrun *q, cs_sql_session *s, const char *text)
 {
     memset(q, 0, sizeof *q);
     q->s = s;
     q->sc = s->sc;
     q->text = text;
-    q->execution_id = atomic_fetch_add(&next_execution_id, 1);
+    q->execution_id = cs_session_next_execution_id();
     if (s->job_group[0])
         snprintf(q->group, sizeof q->group, "%s", s->job_group);
     else

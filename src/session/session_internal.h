@@ -31,6 +31,10 @@ struct cs_sql_session {
     void *write_arg;
 };
 
+/* The next SQL execution id (sql_session.c): the process's, as Spark's SQLExecution ids, so that
+ * the queries of sessions running at once never share one in the events, the UI or job groups. */
+int64_t cs_session_next_execution_id(void);
+
 /* Runs a resolved query (analyzed in arena a): optimizes, plans and runs it, collecting its
  * rows into *out (query_run.c). text: the statement, for the jobs' description. */
 int cs_session_run_query(cs_sql_session *s, cs_sql_arena *a, const cs_logical_plan *analyzed,
