@@ -890,13 +890,20 @@ CSPARK_EXTERN const char *cspark_last_error(cspark_context *sc);
  *   with "Job N cancelled part of cancelled job group G": its action returns a negative code and
  *   cspark_last_error says so; as in Spark, the driver may go on (later jobs run) and the
  *   application's exit status is its entry function's. Jobs started later are not affected.
- * The properties belong to the context (Spark keeps them per thread): set them on the thread
- * that runs the jobs. */
+ * As Spark's, the properties are the calling thread's own: threads that run actions at once on
+ * one context (each action's job runs beside the others', the older job's tasks offered the
+ * cores first) each name and group their own jobs. A new thread starts with none. */
 CSPARK_EXTERN int cspark_set_job_description(cspark_context *sc, const char *description);
 CSPARK_EXTERN int cspark_set_job_group(cspark_context *sc, const char *group_id,
                                        const char *description, bool interrupt_on_cancel);
 CSPARK_EXTERN int cspark_clear_job_group(cspark_context *sc);
 CSPARK_EXTERN int cspark_cancel_job_group(cspark_context *sc, const char *group_id);
+/* Spark's setLocalProperty for the keys cspark's jobs carry, the calling thread's own as above:
+ * spark.scheduler.pool (the pool of the thread's jobs when spark.scheduler.mode=FAIR: pools are
+ * made on first use with minShare 0 and weight 1, and share the cores by Spark's fair
+ * algorithm), spark.job.description, spark.jobGroup.id, spark.job.interruptOnCancel ("true" or
+ * "false"). value NULL removes the key. CSPARK_EINVAL for another key (it fails the context). */
+CSPARK_EXTERN int cspark_set_local_property(cspark_context *sc, const char *key, const char *value);
 
 #ifdef __cplusplus
 }

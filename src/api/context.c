@@ -341,10 +341,12 @@ void cs_context_stop(cspark_context *sc, bool succeeded)
     free(sc->local_dir);
     free(sc->app_name);
     free(sc->app_file_name);
-    free(sc->job_description);
-    free(sc->job_group);
+    cs_context_local_props_free(sc);
     free(sc->error);
     free(sc->last_error);
+    for (int i = 0; i < sc->num_old_errors; i++)
+        free(sc->old_errors[i]);
+    free(sc->old_errors);
     cs_conf_free(sc->conf);
     pthread_mutex_destroy(&sc->lock);
     free(sc);
@@ -370,7 +372,11 @@ int cs_context_exit_code(cspark_context *sc)
 static void record_error(cspark_context *sc, const cs_error *err)
 {
     const char *text = err->msg[0] ? err->msg : cspark_strerror(err->code);
-    free(sc->last_error);
+    if (sc->last_error) { /* another thread may hold it from cspark_last_error */
+        sc->old_errors =
+            cs_xrealloc(sc->old_errors, (size_t)(sc->num_old_errors + 1) * sizeof *sc->old_errors);
+        sc->old_errors[sc->num_old_errors++] = sc->last_error;
+    }
     sc->last_error = cs_xstrdup(text);
     if (!sc->failed) { /* the first failure wins over any earlier cancelled job's reason */
         free(sc->error);

@@ -4,8 +4,9 @@
  * job's entry function is called and stopped after it returns.
  *
  * Ownership: the context owns its conf copy, the lineage graph (every RDD node, released at
- * cs_context_stop), the scheduler and the listener bus. Threads: the job calls the public API from
- * one thread at a time; tasks run on scheduler worker threads and only read immutable RDD nodes.
+ * cs_context_stop), the scheduler and the listener bus. Threads: the job may call the public API
+ * from several threads at once (each action runs its job, beside the others'); job properties
+ * are each thread's own; tasks run on scheduler worker threads and only read immutable RDD nodes.
  */
 #ifndef CSPARK_API_CONTEXT_H
 #define CSPARK_API_CONTEXT_H
@@ -46,11 +47,14 @@ struct cspark_context {
     lineage_graph graph;  /* every RDD and shuffle dependency of the application */
     pthread_mutex_t lock; /* guards error, failed and the job properties below */
 
-    /* the local properties of the jobs run from now on (jobs.c): spark.job.description,
-     * spark.jobGroup.id, spark.job.interruptOnCancel; NULL: not set */
-    char *job_description;
-    char *job_group;
-    bool job_interrupt_on_cancel;
+    /* the local properties of the jobs each thread runs from now on (jobs.c), one entry per
+     * thread that set some (Spark keeps them per thread): spark.job.description,
+     * spark.jobGroup.id, spark.job.interruptOnCancel; freed with the context */
+    struct cs_local_props *local_props;
+    /* errors cspark_last_error returned earlier: kept until the context stops, since another
+     * thread may still read one when a later error replaces it */
+    char **old_errors;
+    int num_old_errors;
 
     struct scheduler *sched;
     struct listener_bus *bus;
@@ -81,6 +85,8 @@ struct cspark_context {
  * bad spark.broadcast.blockSize) and after the scheduler stopped (broadcast.c). */
 int cs_context_shared_vars_init(cspark_context *sc, cs_error *err);
 void cs_context_shared_vars_free(cspark_context *sc);
+/* jobs.c: frees every thread's local properties. */
+void cs_context_local_props_free(cspark_context *sc);
 /* accumulators.c: frees the custom accumulators' merge references. */
 void cs_context_custom_merges_free(cspark_context *sc);
 

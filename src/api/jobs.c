@@ -1,20 +1,62 @@
 /*
  * jobs.c — what a job carries from the API into the scheduler, and job groups: the action's call
- * site ("count at app.so:cspark_main", Spark's job name) and the context's local properties set
- * by cspark_set_job_description / cspark_set_job_group (Spark's spark.job.description,
- * spark.jobGroup.id and spark.job.interruptOnCancel), and cspark_cancel_job_group, which kills
- * the group's running jobs through the scheduler's cancel path (the one the web UI's kill links
- * use). Called by every action of src/api (cs_api_run_job) and by the job's own code.
+ * site ("count at app.so:cspark_main", Spark's job name) and the calling thread's local
+ * properties set by cspark_set_job_description / cspark_set_job_group (Spark's
+ * spark.job.description, spark.jobGroup.id and spark.job.interruptOnCancel; with
+ * cspark_set_local_property also spark.scheduler.pool, the FAIR scheduling pool), and
+ * cspark_cancel_job_group, which kills the group's running jobs through the scheduler's cancel
+ * path (the one the web UI's kill links use). Called by every action of src/api (cs_api_run_job)
+ * and by the job's own code.
  *
- * Threads: the properties are the context's, set by the job's thread and read under sc->lock when
- * a job starts (Spark keeps them per thread; a cspark context runs the public API from one thread
- * at a time). cspark_cancel_job_group is called from any other thread of the driver.
+ * Threads: as Spark's SparkContext.localProperties, the properties are each thread's own: the
+ * context keeps one entry per thread that set some (sc->local_props, under sc->lock), read when
+ * that thread starts a job, so that two threads running actions at once each name and group
+ * their own jobs. A thread starts with none (Spark's child threads inherit their parent's; a
+ * cspark thread sets its own). cspark_cancel_job_group is called from any thread.
+ * Ownership: the entries and their strings are the context's, freed with it.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "api/rdd_internal.h"
 #include "sched/scheduler.h"
+
+/* One thread's local properties. */
+typedef struct cs_local_props {
+    struct cs_local_props *next;
+    pthread_t thread;
+    char *description; /* spark.job.description, NULL: not set */
+    char *group;       /* spark.jobGroup.id, NULL: not set */
+    char *pool;        /* spark.scheduler.pool, NULL: not set ("default") */
+    bool interrupt_on_cancel;
+} cs_local_props;
+
+/* The calling thread's entry, created when `create` (else NULL when it has none). sc->lock held. */
+static cs_local_props *thread_props(cspark_context *sc, bool create)
+{
+    pthread_t self = pthread_self();
+    for (cs_local_props *p = sc->local_props; p; p = p->next)
+        if (pthread_equal(p->thread, self)) return p;
+    if (!create) return NULL;
+    cs_local_props *p = cs_xcalloc(1, sizeof *p);
+    p->thread = self;
+    p->next = sc->local_props;
+    sc->local_props = p;
+    return p;
+}
+
+void cs_context_local_props_free(cspark_context *sc)
+{
+    while (sc->local_props) {
+        cs_local_props *p = sc->local_props;
+        sc->local_props = p->next;
+        free(p->description);
+        free(p->group);
+        free(p->pool);
+        free(p);
+    }
+}
 
 int cs_api_run_job(cspark_context *sc, cspark_rdd *rdd, const int *partitions, int num_partitions,
                    const task_sink *sink, job_result_fn on_result, void *arg, const char *op,
@@ -24,16 +66,20 @@ int cs_api_run_job(cspark_context *sc, cspark_rdd *rdd, const int *partitions, i
     cs_api_call_site(op, caller, call_site, sizeof call_site);
     job_properties props = {.call_site = call_site};
     pthread_mutex_lock(&sc->lock);
-    char *description = sc->job_description ? cs_xstrdup(sc->job_description) : NULL;
-    char *group = sc->job_group ? cs_xstrdup(sc->job_group) : NULL;
-    props.interrupt_on_cancel = sc->job_interrupt_on_cancel;
+    const cs_local_props *mine = thread_props(sc, false);
+    char *description = mine && mine->description ? cs_xstrdup(mine->description) : NULL;
+    char *group = mine && mine->group ? cs_xstrdup(mine->group) : NULL;
+    char *pool = mine && mine->pool ? cs_xstrdup(mine->pool) : NULL;
+    props.interrupt_on_cancel = mine && mine->interrupt_on_cancel;
     pthread_mutex_unlock(&sc->lock);
     props.description = description;
     props.group_id = group;
+    props.pool = pool;
     int rc = cs_scheduler_run_job(sc->sched, rdd, partitions, num_partitions, &props, sink,
                                   on_result, arg, err);
     free(description);
     free(group);
+    free(pool);
     return rc;
 }
 
@@ -55,7 +101,7 @@ int cspark_set_job_description(cspark_context *sc, const char *description)
 {
     if (!sc) return cs_context_null_argument("set_job_description", "context");
     pthread_mutex_lock(&sc->lock);
-    set_property(&sc->job_description, description);
+    set_property(&thread_props(sc, true)->description, description);
     pthread_mutex_unlock(&sc->lock);
     return 0;
 }
@@ -66,9 +112,10 @@ int cspark_set_job_group(cspark_context *sc, const char *group_id, const char *d
     if (!sc) return cs_context_null_argument("set_job_group", "context");
     if (!group_id) return cs_context_null_argument("set_job_group", "group id");
     pthread_mutex_lock(&sc->lock); /* as Spark's setJobGroup: the description is the job's */
-    set_property(&sc->job_description, description);
-    set_property(&sc->job_group, group_id);
-    sc->job_interrupt_on_cancel = interrupt_on_cancel;
+    cs_local_props *p = thread_props(sc, true);
+    set_property(&p->description, description);
+    set_property(&p->group, group_id);
+    p->interrupt_on_cancel = interrupt_on_cancel;
     pthread_mutex_unlock(&sc->lock);
     return 0;
 }
@@ -77,9 +124,45 @@ int cspark_clear_job_group(cspark_context *sc)
 {
     if (!sc) return cs_context_null_argument("clear_job_group", "context");
     pthread_mutex_lock(&sc->lock);
-    set_property(&sc->job_description, NULL);
-    set_property(&sc->job_group, NULL);
-    sc->job_interrupt_on_cancel = false;
+    cs_local_props *p = thread_props(sc, false);
+    if (p) {
+        set_property(&p->description, NULL);
+        set_property(&p->group, NULL);
+        p->interrupt_on_cancel = false;
+    }
+    pthread_mutex_unlock(&sc->lock);
+    return 0;
+}
+
+int cspark_set_local_property(cspark_context *sc, const char *key, const char *value)
+{
+    if (!sc) return cs_context_null_argument("set_local_property", "context");
+    if (!key) return cs_context_null_argument("set_local_property", "key");
+    static const char *const keys[] = {"spark.scheduler.pool", "spark.job.description",
+                                       "spark.jobGroup.id", "spark.job.interruptOnCancel"};
+    int k = 0;
+    while (k < 4 && strcmp(key, keys[k]) != 0)
+        k++;
+    if (k == 4 || (k == 3 && value && strcmp(value, "true") != 0 && strcmp(value, "false") != 0)) {
+        cs_error e;
+        if (k == 4)
+            cs_error_set(&e, CS_EINVAL,
+                         "set_local_property: unknown key '%s' (expected spark.scheduler.pool, "
+                         "spark.job.description, spark.jobGroup.id or spark.job.interruptOnCancel)",
+                         key);
+        else
+            cs_error_set(&e, CS_EINVAL,
+                         "set_local_property: invalid value for spark.job.interruptOnCancel: '%s' "
+                         "(expected true or false)",
+                         value);
+        return cs_context_fail(sc, &e);
+    }
+    pthread_mutex_lock(&sc->lock);
+    cs_local_props *p = thread_props(sc, true);
+    if (k == 0) set_property(&p->pool, value);
+    if (k == 1) set_property(&p->description, value);
+    if (k == 2) set_property(&p->group, value);
+    if (k == 3) p->interrupt_on_cancel = value && strcmp(value, "true") == 0;
     pthread_mutex_unlock(&sc->lock);
     return 0;
 }

@@ -260,7 +260,7 @@ static void coarse_cancel_all(sched_backend *base)
     while (cs_hmap_next(&b->running, &pos, NULL, &v)) {
         const running *r = (const running *)(uintptr_t)v;
         exec_info *e = &b->execs[r->exec];
-        if (!e->alive || !e->conn) continue;
+        if (!e->alive || !e->conn || !cs_task_desc_cancelled(r->t)) continue;
         kt.task_id = r->t->task_id;
         kt.executor_id = e->id;
         cs_rpc_send(e->conn, &env);
@@ -278,8 +278,10 @@ static int coarse_reap(sched_backend *base, const char *reason)
     bool *hit = cs_xcalloc((size_t)b->num_execs + 1, sizeof *hit);
     size_t pos = 0;
     uint64_t v;
-    while (cs_hmap_next(&b->running, &pos, NULL, &v))
-        hit[((const running *)(uintptr_t)v)->exec] = true;
+    while (cs_hmap_next(&b->running, &pos, NULL, &v)) {
+        const running *r = (const running *)(uintptr_t)v;
+        if (cs_task_desc_cancelled(r->t)) hit[r->exec] = true; /* other jobs' tasks run on */
+    }
     const char **ids = cs_xcalloc((size_t)b->num_execs + 1, sizeof *ids);
     char(*names)[64] = cs_xcalloc((size_t)b->num_execs + 1, sizeof *names);
     rpc_conn **conns = cs_xcalloc((size_t)b->num_execs + 1, sizeof *conns);

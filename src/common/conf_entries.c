@@ -126,6 +126,8 @@ static const cs_conf_entry entries[] = {
     DUR_NONNEG_FALLBACK("spark.locality.wait.node", CS_MS, "spark.locality.wait"),
     DUR_NONNEG_FALLBACK("spark.locality.wait.rack", CS_MS, "spark.locality.wait"),
     INT("spark.scheduler.listenerbus.eventqueue.capacity", 1, IMAX),
+    CHOICE_D("spark.scheduler.mode", "FIFO|FAIR", true, "FIFO"),
+    STRING("spark.scheduler.allocation.file"), /* refused: pools take Spark's defaults */
     /* network */
     DUR_POS_D("spark.network.timeout", CS_SEC, "120s"),
     DUR_POS_D("spark.executor.heartbeatInterval", CS_MS, "10s"),

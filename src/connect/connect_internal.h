@@ -9,14 +9,13 @@
  * ReleaseSession) is queued. The dispatcher (cs_connect_service_run, on the application's entry
  * thread) hands each queued work to a thread of its own, as Spark's ExecuteThreadRunner, once no
  * other work of its session runs: a session's works run one at a time and in order (a
- * cs_sql_session serves one statement at a time), different sessions' at once. Translation,
- * analysis and result encoding run concurrently; statements enter the context through
- * svc->context_lock (cs_connect_run_statement), since the context runs one job at a time from
- * one thread at a time (api/context.h). svc->lock guards the session table, every session's
- * busy flag, operation list and errors, every operation's fields marked (L), the queue and the
- * count of running works.
+ * cs_sql_session serves one statement at a time), different sessions' at once — their statements
+ * too: the context runs jobs from several threads at once (sched/scheduler.h), so one session's
+ * long query does not hold up another's (cs_connect_run_statement takes no lock of the service).
+ * svc->lock guards the session table, every session's busy flag, operation list and errors,
+ * every operation's fields marked (L), the queue and the count of running works.
  *
- * Lock order: svc->context_lock, then svc->lock, then the gRPC server's own.
+ * Lock order: svc->lock, then the gRPC server's own.
  *
  * Ownership: the service owns its sessions (a released one stays as a tombstone, its SQL session
  * freed, so that its id is refused afterwards as Spark's SESSION_CLOSED); a session owns its
@@ -102,13 +101,12 @@ struct cs_connect_service {
     char *token; /* "Bearer <token>" expected in authorization, or NULL */
     cs_grpc_server *grpc;
     pthread_mutex_t lock;
-    pthread_cond_t work_ready;    /* work queued, or a work ended */
-    pthread_mutex_t context_lock; /* held while a statement runs (cs_connect_run_statement) */
-    connect_work *head, *tail;    /* (L) */
-    int running;                  /* (L) works handed to their threads and not ended */
-    connect_session *sessions;    /* (L) */
-    bool stopping;                /* (L) */
-    bool stop_asked;              /* (L) cs_connect_service_stop: cs_connect_service_run ends */
+    pthread_cond_t work_ready; /* work queued, or a work ended */
+    connect_work *head, *tail; /* (L) */
+    int running;               /* (L) works handed to their threads and not ended */
+    connect_session *sessions; /* (L) */
+    bool stopping;             /* (L) */
+    bool stop_asked;           /* (L) cs_connect_service_stop: cs_connect_service_run ends */
     pthread_t watchdog;
     bool watchdog_started;
 };
@@ -137,8 +135,8 @@ void cs_connect_fail_call(cs_connect_service *svc, connect_session *sess, cs_grp
 /* Sends one serialized message then finishes the call OK. */
 void cs_connect_reply(cs_grpc_call *call, const ProtobufCMessage *msg);
 void cs_connect_queue(cs_connect_service *svc, connect_work *w);
-/* cs_sql_session_run_statement with the context to itself (svc->context_lock): every statement
- * of every session goes through here. */
+/* cs_sql_session_run_statement: every statement of every session goes through here; sessions'
+ * statements run at once, each session's one at a time (its works are serialized). */
 int cs_connect_run_statement(cs_connect_service *svc, cs_sql_session *sql, cs_sql_arena *a,
                              const cs_sql_statement *st, const char *text, cs_sql_result *out,
                              bool *kept, cs_error *err);

@@ -278,7 +278,6 @@ cs_connect_service *cs_connect_service_start(const cs_connect_service_opts *opts
         svc->token = t;
     }
     pthread_mutex_init(&svc->lock, NULL);
-    pthread_mutex_init(&svc->context_lock, NULL);
     cs_cond_init_monotonic(&svc->work_ready);
     cs_grpc_server_opts g = {.host = opts->address,
                              .port = opts->port,
@@ -320,10 +319,8 @@ int cs_connect_run_statement(cs_connect_service *svc, cs_sql_session *sql, cs_sq
                              const cs_sql_statement *st, const char *text, cs_sql_result *out,
                              bool *kept, cs_error *err)
 {
-    pthread_mutex_lock(&svc->context_lock);
-    int rc = cs_sql_session_run_statement(sql, a, st, text, out, kept, err);
-    pthread_mutex_unlock(&svc->context_lock);
-    return rc;
+    (void)svc;
+    return cs_sql_session_run_statement(sql, a, st, text, out, kept, err);
 }
 
 static void run_one(cs_connect_service *svc, connect_work *w)
@@ -485,7 +482,6 @@ void cs_connect_service_free(cs_connect_service *svc)
     cs_grpc_server_stop(svc->grpc);
     cs_connect_sessions_free(svc);
     pthread_cond_destroy(&svc->work_ready);
-    pthread_mutex_destroy(&svc->context_lock);
     pthread_mutex_destroy(&svc->lock);
     free(svc->token);
     free(svc);

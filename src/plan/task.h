@@ -79,7 +79,9 @@ typedef struct task_desc {
     const task_sink *sink;
     const shuffle_input *inputs;
     int num_inputs;
-    const atomic_int *cancelled; /* non-zero: stop at the next batch (job ended or aborted) */
+    /* non-zero: stop at the next batch (no active job needs its stage any more: its job ended,
+     * failed or was cancelled); the task's own flag, so other jobs' tasks run on */
+    const atomic_int *cancelled;
     const cs_block_location *block_locs; /* cached partitions of the lineage and their holders */
     int num_block_locs;
     const cspark_resource *resources; /* custom resources assigned to this attempt (cspark.h) */
@@ -144,5 +146,11 @@ typedef struct task_result {
 
 void cs_task_result_init(task_result *r);
 void cs_task_result_free(task_result *r);
+
+/* Whether the scheduler has asked task t to stop (its cancelled flag is set). */
+static inline bool cs_task_desc_cancelled(const task_desc *t)
+{
+    return t->cancelled && atomic_load(t->cancelled) != 0;
+}
 
 #endif

@@ -2,8 +2,9 @@
  * completion_queue.c — the DAG scheduler's inbox (see scheduler.h): backends, the allocation
  * manager, the web UI and the context report task ends, executor losses, cancellations (of a job,
  * a stage or a job group), aborts and callbacks from their own threads; each becomes a completion
- * queued under the scheduler's lock for the job thread (dag_scheduler.c), which pops them in
- * order. Ownership: a queued
+ * queued under the scheduler's lock for the job thread holding dag_lock (dag_scheduler.c), which
+ * pops them in order; the threads of the other running jobs wait here for a completion or for
+ * their own job's news (cs_dag_wait / cs_dag_wake). Ownership: a queued
  * completion (and the task result moved into it) belongs to the queue, then to the job thread,
  * and so does the task's descriptor — shared with the task's thread when the reaper leaves that
  * thread running (cs_scheduler_task_retain: the last of the two to let go frees it).
@@ -31,19 +32,58 @@
 #include "sched/block_registry.h"
 #include "sched/dag_scheduler_internal.h"
 
-completion *cs_dag_pop_completion(scheduler *s)
+completion *cs_dag_try_pop(scheduler *s)
 {
     pthread_mutex_lock(&s->lock);
-    while (!s->head)
-        pthread_cond_wait(&s->cond, &s->lock);
     completion *c = s->head;
-    s->head = c->next;
-    if (!s->head) s->tail = NULL;
+    if (c) {
+        s->head = c->next;
+        if (!s->head) s->tail = NULL;
+    }
     pthread_mutex_unlock(&s->lock);
     return c;
 }
 
-/* Appends c to the job thread's queue and wakes it; lock held. */
+bool cs_dag_wait(scheduler *s, job *j, int64_t deadline_ms)
+{
+    bool in_time = true;
+    pthread_mutex_unlock(&s->dag_lock);
+    pthread_mutex_lock(&s->lock);
+    while (!s->head && !atomic_exchange(&j->wake, 0)) {
+        if (deadline_ms < 0) {
+            pthread_cond_wait(&s->cond, &s->lock);
+            continue;
+        }
+        int64_t left = deadline_ms - cs_mono_ms();
+        if (left <= 0 || cs_shutdown_hurried()) {
+            in_time = false;
+            break;
+        }
+        cs_cond_wait_ms(&s->cond, &s->lock, left < 100 ? left : 100);
+    }
+    pthread_mutex_unlock(&s->lock);
+    pthread_mutex_lock(&s->dag_lock);
+    return in_time;
+}
+
+void cs_dag_wake(scheduler *s, job *j)
+{
+    atomic_store(&j->wake, 1);
+    pthread_mutex_lock(&s->lock);
+    pthread_cond_broadcast(&s->cond);
+    pthread_mutex_unlock(&s->lock);
+}
+
+int cs_dag_jobs_in_engine(scheduler *s, int delta)
+{
+    pthread_mutex_lock(&s->lock);
+    int n = s->jobs_in_engine += delta;
+    pthread_mutex_unlock(&s->lock);
+    return n;
+}
+
+/* Appends c to the queue and wakes the job threads (each waits for its own reasons too); lock
+ * held. */
 static void enqueue_locked(scheduler *s, completion *c)
 {
     c->next = NULL;
@@ -52,7 +92,7 @@ static void enqueue_locked(scheduler *s, completion *c)
     else
         s->head = c;
     s->tail = c;
-    pthread_cond_signal(&s->cond);
+    pthread_cond_broadcast(&s->cond);
 }
 
 static void push_completion(scheduler *s, completion *c)
@@ -130,7 +170,7 @@ void cs_scheduler_executor_lost(scheduler *s, const char *executor_id, const cha
 void cs_scheduler_after_completions(scheduler *s, void (*fn)(void *arg), void *arg)
 {
     pthread_mutex_lock(&s->lock);
-    if (!s->in_job) {
+    if (s->jobs_in_engine == 0) {
         pthread_mutex_unlock(&s->lock);
         fn(arg);
         return;
@@ -185,23 +225,6 @@ void cs_scheduler_cancel_all(scheduler *s)
 
 /* ---- the task reaper: bounded waits for killed tasks ---- */
 
-completion *cs_dag_pop_completion_until(scheduler *s, int64_t deadline_ms)
-{
-    pthread_mutex_lock(&s->lock);
-    while (!s->head) {
-        int64_t left = deadline_ms - cs_mono_ms();
-        if (left <= 0 || cs_shutdown_hurried()) break;
-        cs_cond_wait_ms(&s->cond, &s->lock, left < 100 ? left : 100);
-    }
-    completion *c = s->head;
-    if (c) {
-        s->head = c->next;
-        if (!s->head) s->tail = NULL;
-    }
-    pthread_mutex_unlock(&s->lock);
-    return c;
-}
-
 int cs_dag_reap(scheduler *s, int job_id, int64_t reap_at)
 {
     char why[160];
@@ -222,7 +245,7 @@ void cs_dag_retain(scheduler *s, stage *fin)
 bool cs_scheduler_in_job(scheduler *s)
 {
     pthread_mutex_lock(&s->lock);
-    bool in = s->in_job;
+    bool in = s->jobs_in_engine > 0;
     pthread_mutex_unlock(&s->lock);
     return in;
 }

@@ -1,12 +1,13 @@
 /*
- * dag_scheduler.c — Spark's DAGScheduler for one application (see scheduler.h). The job thread
- * runs an event loop over task completions; backends push completions from their threads onto a
- * queue (completion_queue.c). Each stage attempt is a task set of the task scheduler
+ * dag_scheduler.c — Spark's DAGScheduler for one application (see scheduler.h). The job threads
+ * run an event loop over task completions, one at a time; backends push completions from their
+ * threads onto a queue (completion_queue.c). Each stage attempt is a task set of the task scheduler
  * (task_scheduler.c), whose manager (task_set_manager.c) decides retries, aborts and zombies;
  * this file creates the task descriptors and acts on those decisions. Stages for shuffle
  * dependencies are created once per application and their map outputs kept (the map-output
  * tracker, whose queries from other threads are map_output_tracker.c), so later jobs skip stages
- * whose outputs are all available. The types and the lock rules are in dag_scheduler_internal.h.
+ * whose outputs are all available. The listener bus's events are posted by dag_events.c. The
+ * types and the lock rules are in dag_scheduler_internal.h.
  *
  * A stage's states (stage.running / stage.waiting; a task attempt's are in task_set_manager.h):
  *
@@ -23,6 +24,17 @@
  *        waiting stage or a later job needs it
  * After every event, a job with no task running or pending and stages still waiting is stalled:
  * it resubmits them once, then fails naming them (event=stalled).
+ *
+ * Jobs at once (Spark's activeJobs): several threads may each run a job. Stages are shared: a
+ * shuffle-map stage runs once for every job that needs it, its attempt attributed to the oldest
+ * active job needing it (Spark's activeJobForStage: the task set's priority and the events' job
+ * id); a result stage belongs to its job. A task failure, an abort or too many fetch failures of a
+ * stage fail every active job that needs the stage (Spark's abortStage). A job that ends (done,
+ * failed or cancelled) ends only the stages no other active job needs: their pending attempts are
+ * dropped and their running ones killed (each task's own cancelled flag), and the job's thread
+ * waits for those alone (Spark's failJobAndIndependentStages). The thread holding dag_lock acts
+ * on every event for every job; a job's results are handed to its own thread (job.results), which
+ * calls on_result without the lock.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -45,24 +57,30 @@
 #include "sched/stage_rdds.h"
 #include "sched/task_scheduler.h"
 
-static void post(scheduler *s, cs_event *ev)
-{
-    if (!s->opt.bus) return;
-    ev->time_ms = cs_now_ms();
-    cs_listener_bus_post(s->opt.bus, ev);
-}
-
 static bool outputs_available(scheduler *s, const shuffle_dep *d)
 {
     map_outputs *o = &s->outputs[d->shuffle_id];
     return o->maps && o->available == o->num_maps;
 }
 
-/* Spark's stage name: a result stage is named after its job's action, a shuffle-map stage after
- * the RDD it computes (both "<operation> at <object>:<function>"). */
-static const char *stage_name(const stage *st)
+/* The oldest active job that needs st (Spark's activeJobForStage), NULL when none does: the job a
+ * new attempt of st runs for. */
+static job *job_for_stage(scheduler *s, const stage *st)
 {
-    return st->name ? st->name : st->rdd->name;
+    if (!st->dep) return st->job && !st->job->ended && !st->job->failed ? st->job : NULL;
+    for (int i = 0; i < s->num_jobs; i++)
+        if (!s->jobs[i]->ended && !s->jobs[i]->failed && cs_dag_job_needs(s, s->jobs[i], st))
+            return s->jobs[i];
+    return NULL;
+}
+
+/* Whether an active job other than `except` needs st. */
+static bool needed_by_other(scheduler *s, const stage *st, const job *except)
+{
+    for (int i = 0; i < s->num_jobs; i++)
+        if (s->jobs[i] != except && !s->jobs[i]->ended && cs_dag_job_needs(s, s->jobs[i], st))
+            return true;
+    return false;
 }
 
 static void remove_waiting(scheduler *s, stage *st)
@@ -73,39 +91,6 @@ static void remove_waiting(scheduler *s, stage *st)
             break;
         }
     st->waiting = false;
-}
-
-/* The stages of a job, as its start event lists them: ids, task counts and parents. */
-typedef struct job_stages {
-    int *ids, *ntasks, *nparents, *parents;
-    const char **names; /* borrowed from the stages */
-    int n, cap, np, capp;
-} job_stages;
-
-static void all_stages(stage *st, job_stages *js)
-{
-    for (int i = 0; i < js->n; i++)
-        if (js->ids[i] == st->id) return;
-    if (js->n == js->cap) {
-        js->cap = js->cap ? js->cap * 2 : 8;
-        js->ids = cs_xrealloc(js->ids, (size_t)js->cap * sizeof *js->ids);
-        js->ntasks = cs_xrealloc(js->ntasks, (size_t)js->cap * sizeof *js->ntasks);
-        js->nparents = cs_xrealloc(js->nparents, (size_t)js->cap * sizeof *js->nparents);
-        js->names = cs_xrealloc(js->names, (size_t)js->cap * sizeof *js->names);
-    }
-    js->names[js->n] = stage_name(st);
-    js->ids[js->n] = st->id;
-    js->ntasks[js->n] = st->num_tasks;
-    js->nparents[js->n++] = st->num_parents;
-    for (int p = 0; p < st->num_parents; p++) {
-        if (js->np == js->capp) {
-            js->capp = js->capp ? js->capp * 2 : 8;
-            js->parents = cs_xrealloc(js->parents, (size_t)js->capp * sizeof *js->parents);
-        }
-        js->parents[js->np++] = st->parents[p]->id;
-    }
-    for (int p = 0; p < st->num_parents; p++)
-        all_stages(st->parents[p], js);
 }
 
 /* Whether job j has what it runs for: every result partition, or (a map-stage job) every map
@@ -125,13 +110,38 @@ static int task_partition(const stage *st, int index)
     return st->partitions ? st->partitions[index] : index;
 }
 
-static bool task_needed(scheduler *s, job *j, stage *st, int index)
+static bool task_needed(scheduler *s, stage *st, int index)
 {
     if (st->dep) return s->outputs[st->dep->shuffle_id].maps[index] == NULL;
-    return !j->finished[index];
+    return !st->job->finished[index];
 }
 
-/* A new attempt of task `index` of st's running attempt, counted in flight; not queued yet. */
+/* The attempts in flight, for killing those of stages no job needs any more (dag_lock). */
+static void track_task(scheduler *s, sched_task *stk)
+{
+    stk->next = s->tasks_head.next;
+    stk->prev = &s->tasks_head;
+    s->tasks_head.next->prev = stk;
+    s->tasks_head.next = stk;
+    stk->st->in_flight++;
+    s->in_flight++;
+}
+
+/* The attempt completed or was withdrawn: no longer in flight. */
+static void untrack_task(scheduler *s, sched_task *stk)
+{
+    if (!stk->prev) return;
+    stk->prev->next = stk->next;
+    stk->next->prev = stk->prev;
+    stk->prev = stk->next = NULL;
+    stk->st->in_flight--;
+    s->in_flight--;
+    if (stk->drain_job && --stk->drain_job->draining == 0) cs_dag_wake(s, stk->drain_job);
+    stk->drain_job = NULL;
+}
+
+/* A new attempt of task `index` of st's running attempt (for job j), counted in flight; not
+ * queued yet. */
 static const task_desc *new_task(scheduler *s, job *j, stage *st, int index)
 {
     cs_block_location locs[CS_MAX_BLOCK_LOCS]; /* kept after the task, freed with it */
@@ -154,15 +164,18 @@ static const task_desc *new_task(scheduler *s, job *j, stage *st, int index)
     t->sink = st->dep ? &st->shuffle_sink : j->sink;
     t->inputs = st->inputs;
     t->num_inputs = st->num_reads;
-    t->cancelled = &s->cancelled;
-    s->in_flight++;
+    t->cancelled = &stk->cancelled;
+    track_task(s, stk);
     if (s->alloc) cs_am_task_submitted(s->alloc);
     return t;
 }
 
-/* Queues a new attempt of task `index` in st's task set and has the backend offer its cores. */
-static void launch_task(scheduler *s, job *j, stage *st, int index)
+/* Queues a new attempt of task `index` in st's task set and has the backend offer its cores;
+ * nothing when no active job needs st any more. */
+static void launch_task(scheduler *s, stage *st, int index)
 {
+    job *j = job_for_stage(s, st);
+    if (!j) return;
     const task_desc *t = new_task(s, j, st, index);
     cs_task_scheduler_add(s->tasks, st->task_set, &t, &index, 1);
     s->backend->revive_offers(s->backend);
@@ -177,48 +190,38 @@ static void end_task_set(scheduler *s, stage *st)
     const task_desc **withdrawn;
     int n = cs_task_scheduler_remove(s->tasks, st->task_set, &withdrawn);
     for (int i = 0; i < n; i++) {
-        s->in_flight--;
+        untrack_task(s, (sched_task *)withdrawn[i]);
         if (s->alloc) cs_am_task_ended(s->alloc, NULL);
         cs_scheduler_task_release(withdrawn[i]);
     }
     free(withdrawn);
 }
 
-static void submit_waiting(scheduler *s, job *j);
+static void submit_waiting(scheduler *s);
 
-/* Posts a stage event with the stage's RDDs and parent stages (Spark's StageInfo). */
-static void post_stage_event(scheduler *s, const stage *st, cs_event *ev)
+static void submit_missing_tasks(scheduler *s, stage *st)
 {
-    cs_rdd_info *infos = NULL;
-    int *parents = cs_xcalloc((size_t)st->num_parents + 1, sizeof *parents);
-    for (int p = 0; p < st->num_parents; p++)
-        parents[p] = st->parents[p]->id;
-    ev->num_rdd_infos = cs_stage_rdd_infos(st->rdd, &infos);
-    cs_block_registry_fill_rdd_infos(s->blocks, infos, ev->num_rdd_infos);
-    ev->rdd_infos = infos;
-    ev->parent_stage_ids = parents;
-    ev->num_parent_stage_ids = st->num_parents;
-    post(s, ev);
-    free(infos);
-    free(parents);
-}
-
-static void submit_missing_tasks(scheduler *s, job *j, stage *st)
-{
-    int missing = 0;
-    for (int i = 0; i < st->num_tasks; i++)
-        missing += task_needed(s, j, st, i);
-    if (missing == 0) { /* everything arrived meanwhile: nothing to run */
+    job *j = job_for_stage(s, st);
+    if (!j) { /* every job that needed it has ended */
         st->running = false;
-        if (st->dep) submit_waiting(s, j);
         return;
     }
+    int missing = 0;
+    for (int i = 0; i < st->num_tasks; i++)
+        missing += task_needed(s, st, i);
+    if (missing == 0) { /* everything arrived meanwhile: nothing to run */
+        st->running = false;
+        if (st->dep) submit_waiting(s);
+        return;
+    }
+    st->run_job_id = j->id;
     st->attempt++;
     st->attempt_tasks = missing;
     st->running = true;
     st->submit_ms = cs_now_ms();
     st->task_set = cs_task_scheduler_submit(s->tasks, j->id, st->id, st->attempt, st->num_tasks,
                                             st->failures, st->attempts, cs_mono_ms());
+    cs_task_scheduler_set_pool(s->tasks, st->task_set, j->props->pool);
     st->task_sets =
         cs_xrealloc(st->task_sets, (size_t)(st->num_task_sets + 1) * sizeof *st->task_sets);
     st->task_sets[st->num_task_sets++] = st->task_set;
@@ -241,15 +244,15 @@ static void submit_missing_tasks(scheduler *s, job *j, stage *st)
                    .stage_id = st->id,
                    .stage_attempt = st->attempt,
                    .num_tasks = missing,
-                   .stage_name = stage_name(st),
+                   .stage_name = cs_dag_stage_name(st),
                    .job_id = j->id};
-    post_stage_event(s, st, &ev);
+    cs_dag_post_stage_event(s, st, &ev);
     /* the whole task set is queued at once, then offered */
     const task_desc **batch = cs_xcalloc((size_t)missing, sizeof *batch);
     int *indexes = cs_xcalloc((size_t)missing, sizeof *indexes);
     int n = 0;
     for (int i = 0; i < st->num_tasks && n < missing; i++)
-        if (task_needed(s, j, st, i)) {
+        if (task_needed(s, st, i)) {
             batch[n] = new_task(s, j, st, i);
             indexes[n++] = i;
         }
@@ -259,17 +262,17 @@ static void submit_missing_tasks(scheduler *s, job *j, stage *st)
     s->backend->revive_offers(s->backend);
 }
 
-static void submit_stage(scheduler *s, job *j, stage *st)
+static void submit_stage(scheduler *s, stage *st)
 {
-    if (st->running || st->waiting) return;
+    if (st->running || st->waiting || !job_for_stage(s, st)) return;
     bool missing = false;
     for (int p = 0; p < st->num_parents; p++) {
         if (outputs_available(s, st->parents[p]->dep)) continue;
         missing = true;
-        submit_stage(s, j, st->parents[p]);
+        submit_stage(s, st->parents[p]);
     }
     if (!missing) {
-        submit_missing_tasks(s, j, st);
+        submit_missing_tasks(s, st);
         return;
     }
     st->waiting = true;
@@ -280,7 +283,7 @@ static void submit_stage(scheduler *s, job *j, stage *st)
     s->waiting[s->num_waiting++] = st;
 }
 
-static void stage_finished(scheduler *s, job *j, stage *st, bool ok, const char *reason)
+static void stage_finished(scheduler *s, stage *st, bool ok, const char *reason)
 {
     st->running = false;
     end_task_set(s, st);
@@ -288,16 +291,16 @@ static void stage_finished(scheduler *s, job *j, stage *st, bool ok, const char 
                    .stage_id = st->id,
                    .stage_attempt = st->attempt,
                    .num_tasks = st->attempt_tasks,
-                   .stage_name = stage_name(st),
+                   .stage_name = cs_dag_stage_name(st),
                    .succeeded = ok,
                    .reason = reason,
-                   .job_id = j->id};
+                   .job_id = st->run_job_id};
     cs_accumulable *accs = NULL;
     int naccs = 0;
     cs_acc_stage_done(s->opt.accums, st->id, st->attempt, &accs, &naccs);
     ev.accumulables = accs;
     ev.num_accumulables = naccs;
-    post_stage_event(s, st, &ev);
+    cs_dag_post_stage_event(s, st, &ev);
     cs_accumulables_free(accs, naccs);
 }
 
@@ -305,7 +308,7 @@ static void stage_finished(scheduler *s, job *j, stage *st, bool ok, const char 
  * as Spark's submitWaitingChildStages -> submitStage. A stage whose parents are all available
  * runs; a parent that is missing outputs and is neither running nor waiting is submitted itself
  * (its outputs were lost after it finished: without this the waiting stage would wait for good). */
-static void submit_waiting(scheduler *s, job *j)
+static void submit_waiting(scheduler *s)
 {
     for (int i = 0; i < s->num_waiting;) {
         stage *w = s->waiting[i];
@@ -317,14 +320,14 @@ static void submit_waiting(scheduler *s, job *j)
             if (!parent->running && !parent->waiting) {
                 CS_INFO("scheduler", "stage=%d event=resubmit_parent child=%d reason=%s",
                         parent->id, w->id, "missing map outputs");
-                submit_stage(s, j, parent);
+                submit_stage(s, parent);
                 changed = true;
                 break; /* the array may have changed under w */
             }
         }
         if (ready) {
             remove_waiting(s, w);
-            submit_missing_tasks(s, j, w);
+            submit_missing_tasks(s, w);
             changed = true;
         }
         i = changed ? 0 : i + 1; /* each change starts or queues a stage: this ends */
@@ -343,7 +346,21 @@ static void abort_job(scheduler *s, job *j, const char *fmt, ...)
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     cs_error_set(&j->err, CS_ETASK, "Job aborted due to stage failure: %s", msg);
-    s->cancelled = 1;
+}
+
+/* Spark's abortStage: every active job that needs st fails with msg. */
+static void abort_stage(scheduler *s, const stage *st, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void abort_stage(scheduler *s, const stage *st, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char msg[sizeof((cs_error *)0)->msg];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    for (int i = 0; i < s->num_jobs; i++)
+        if (!s->jobs[i]->ended && cs_dag_job_needs(s, s->jobs[i], st))
+            abort_job(s, s->jobs[i], "%s", msg);
 }
 
 /* ---- completions ------------------------------------------------------------------------- */
@@ -351,82 +368,57 @@ static void abort_job(scheduler *s, job *j, const char *fmt, ...)
 /* The running attempt of st cannot finish (a fetch failed, or an executor holding map outputs
  * it reads is lost): it ends as failed, counted against spark.stage.maxConsecutiveAttempts.
  * 0, or -1 when that aborted the job. */
-static int attempt_failed(scheduler *s, job *j, stage *st, const char *reason)
+static int attempt_failed(scheduler *s, stage *st, const char *reason)
 {
-    stage_finished(s, j, st, false, reason);
+    stage_finished(s, st, false, reason);
     if (++st->fetch_failures < s->opt.max_stage_attempts) return 0;
-    abort_job(s, j,
-              "Stage %d has failed the maximum allowable number of times: %d. "
-              "Most recent failure reason: %s",
-              st->id, s->opt.max_stage_attempts, reason);
+    abort_stage(s, st,
+                "Stage %d has failed the maximum allowable number of times: %d. "
+                "Most recent failure reason: %s",
+                st->id, s->opt.max_stage_attempts, reason);
     return -1;
 }
 
 /* Submits st again after attempt_failed: the missing map outputs of its parents are computed
  * first, then a new attempt runs its missing partitions. */
-static void resubmit_stage(scheduler *s, job *j, stage *st, int failed_attempt, const char *reason)
+static void resubmit_stage(scheduler *s, stage *st, int failed_attempt, const char *reason)
 {
     CS_WARN("scheduler", "stage=%d attempt=%d event=resubmit reason=%s", st->id, failed_attempt,
             cs_log_quote(reason));
-    submit_stage(s, j, st);
+    submit_stage(s, st);
 }
 
-/* The listeners' TASK_END of a completion (also of a task that ends after its job did, so that
- * every started task is seen ending). */
-static void post_task_end(scheduler *s, const completion *c, const cs_accumulable *accs, int naccs)
-{
-    const task_desc *t = c->task;
-    const task_result *r = &c->result;
-    const sched_task *stk = (const sched_task *)t;
-    cs_task_end_reason why;
-    cs_dag_task_end_reason(t, r, &why);
-    cs_event ev = {.kind = CS_EV_TASK_END,
-                   .stage_id = t->stage_id,
-                   .stage_attempt = t->stage_attempt,
-                   .task_id = t->task_id,
-                   .partition = t->partition,
-                   .attempt = t->attempt,
-                   .executor_id = stk->started && stk->executor[0] ? stk->executor : "driver",
-                   .host = stk->started && stk->host[0] ? stk->host : "localhost",
-                   .locality = stk->started ? stk->locality : 0,
-                   .succeeded = r->status == TASK_OK,
-                   .reason = r->error,
-                   .task_type = stk->st->dep ? "ShuffleMapTask" : "ResultTask",
-                   .metrics = r->metrics,
-                   .job_id = t->job_id,
-                   .accumulables = accs,
-                   .num_accumulables = naccs,
-                   .end_reason = r->status != TASK_OK && why.kind != CS_END_EXCEPTION ? &why : NULL,
-                   .updated_blocks = r->updated_blocks,
-                   .num_updated_blocks = r->num_updated_blocks};
-    post(s, &ev);
-}
-
-static void handle_completion(scheduler *s, job *j, completion *c)
+static void handle_completion(scheduler *s, completion *c)
 {
     task_desc *t = c->task;
     task_result *r = &c->result;
     sched_task *stk = (sched_task *)t;
     stage *st = stk->st;
     int index = stk->index;
+    untrack_task(s, stk);
+    cs_task_scheduler_task_ended(s->tasks, stk->set);
+    /* the job it runs for: a result stage's own, or for a map stage any active job needing it
+     * (none: every such job ended; the task only ends for the listeners) */
+    job *j = job_for_stage(s, st);
+    bool live = j != NULL;
     /* accumulator updates, as Spark's DAGScheduler.updateAccumulators: a successful shuffle-map
      * task's every time, a result task's only the first time its partition finishes */
     cs_accumulable *accs = NULL;
     int naccs = 0;
     char *merge_error = NULL;
-    if (r->status == TASK_OK && r->accum_updates.n > 0 &&
-        (st->dep || (st == j->final && !j->failed && !j->finished[index])))
+    if (r->status == TASK_OK && r->accum_updates.n > 0 && live && (st->dep || !j->finished[index]))
         cs_acc_merge_updates(s->opt.accums, &r->accum_updates, st->id, t->stage_attempt, &accs,
                              &naccs, &merge_error);
-    post_task_end(s, c, accs, naccs);
+    if (live || stk->started) /* one that never ran after its job ended: no event */
+        cs_dag_post_task_end(s, c, accs, naccs);
     cs_accumulables_free(accs, naccs);
     if (merge_error) { /* the accumulator would be short of this update: never a success */
-        abort_job(s, j, "Task %d in stage %d.%d (TID %lld): %s", t->partition, st->id,
-                  t->stage_attempt, (long long)t->task_id, merge_error);
+        abort_stage(s, st, "Task %d in stage %d.%d (TID %lld): %s", t->partition, st->id,
+                    t->stage_attempt, (long long)t->task_id, merge_error);
         free(merge_error);
         return;
     }
-    if (j->failed || (!st->dep && st != j->final)) return;
+    if (!live) return;
 
     if (r->status == TASK_OK) {
         cs_task_set_succeeded(stk->set, index);
@@ -447,9 +439,9 @@ static void handle_completion(scheduler *s, job *j, completion *c)
                 /* complete, possibly through late results of an earlier attempt while the
                  * stage waited for a resubmitted parent */
                 st->fetch_failures = 0;
-                if (st->running) stage_finished(s, j, st, true, NULL);
+                if (st->running) stage_finished(s, st, true, NULL);
                 if (st->waiting) remove_waiting(s, st);
-                submit_waiting(s, j);
+                submit_waiting(s);
             }
         } else if (!j->finished[index]) {
             j->result_bytes += r->metrics.result_size;
@@ -463,8 +455,18 @@ static void handle_completion(scheduler *s, job *j, completion *c)
             }
             j->finished[index] = true;
             j->num_finished++;
-            j->on_result(j->arg, t->partition, r);
-            if (j->num_finished == st->num_tasks) stage_finished(s, j, st, true, NULL);
+            /* the job's own thread calls on_result (without dag_lock), in completion order */
+            pending_result *pr = cs_xcalloc(1, sizeof *pr);
+            pr->partition = t->partition;
+            pr->result = *r;
+            cs_task_result_init(r);
+            if (j->results_tail)
+                j->results_tail->next = pr;
+            else
+                j->results = pr;
+            j->results_tail = pr;
+            cs_dag_wake(s, j);
+            if (j->num_finished == st->num_tasks) stage_finished(s, st, true, NULL);
         }
         return;
     }
@@ -474,7 +476,7 @@ static void handle_completion(scheduler *s, job *j, completion *c)
         char reason[1200];
         snprintf(reason, sizeof reason, "FetchFailed(shuffle %d, map %d): %s", r->fetch_shuffle_id,
                  r->fetch_map_id, r->error ? r->error : "");
-        if (attempt_failed(s, j, st, reason) < 0) return;
+        if (attempt_failed(s, st, reason) < 0) return;
         if (r->fetch_shuffle_id >= 0 && r->fetch_shuffle_id < s->cap_shuffles) {
             map_outputs *o = &s->outputs[r->fetch_shuffle_id];
             pthread_mutex_lock(&s->outputs_lock);
@@ -495,7 +497,7 @@ static void handle_completion(scheduler *s, job *j, completion *c)
             }
             pthread_mutex_unlock(&s->outputs_lock);
         }
-        resubmit_stage(s, j, st, t->stage_attempt, reason);
+        resubmit_stage(s, st, t->stage_attempt, reason);
         return;
     }
 
@@ -511,47 +513,24 @@ static void handle_completion(scheduler *s, job *j, completion *c)
             (long long)t->task_id, st->id, t->stage_attempt, t->partition, t->attempt,
             cs_log_quote(r->error ? r->error : ""));
     if (action == CS_TASK_ABORT) {
-        stage_finished(s, j, st, false, r->error);
+        stage_finished(s, st, false, r->error);
         if (r->status == TASK_UNLAUNCHABLE)
-            abort_job(s, j, "%s", r->error); /* TaskSetManager.abort */
+            abort_stage(s, st, "%s", r->error); /* TaskSetManager.abort */
         /* where the last attempt ran, as Spark's "(host executor id)" */
-        abort_job(s, j,
-                  "Task %d in stage %d.%d failed %d times, most recent failure: Lost task %d.%d "
-                  "in stage %d.%d (TID %lld) (%s executor %s): %s",
-                  t->partition, st->id, t->stage_attempt, failures, t->partition, t->attempt,
-                  st->id, t->stage_attempt, (long long)t->task_id,
-                  stk->started && stk->host[0] ? stk->host : "localhost",
-                  stk->started && stk->executor[0] ? stk->executor : "driver",
-                  r->error ? r->error : "");
+        abort_stage(s, st,
+                    "Task %d in stage %d.%d failed %d times, most recent failure: Lost task %d.%d "
+                    "in stage %d.%d (TID %lld) (%s executor %s): %s",
+                    t->partition, st->id, t->stage_attempt, failures, t->partition, t->attempt,
+                    st->id, t->stage_attempt, (long long)t->task_id,
+                    stk->started && stk->host[0] ? stk->host : "localhost",
+                    stk->started && stk->executor[0] ? stk->executor : "driver",
+                    r->error ? r->error : "");
         return;
     }
     /* a superseded attempt (Spark's zombie task set) launches nothing more: its stage's next
      * attempt runs every partition still missing */
     if (action == CS_TASK_RETRY && st->running && stk->set == st->task_set)
-        launch_task(s, j, st, index);
-}
-
-void cs_scheduler_task_started(scheduler *s, const task_desc *t, const char *executor_id,
-                               const char *host, int locality)
-{
-    sched_task *stk = (sched_task *)t;
-    stk->started = true;
-    stk->locality = locality;
-    cs_str_copy(stk->executor, sizeof stk->executor, executor_id);
-    cs_str_copy(stk->host, sizeof stk->host, host);
-    if (s->alloc) cs_am_task_started(s->alloc, executor_id);
-    cs_event ev = {.kind = CS_EV_TASK_START,
-                   .stage_id = t->stage_id,
-                   .stage_attempt = t->stage_attempt,
-                   .task_id = t->task_id,
-                   .partition = t->partition,
-                   .attempt = t->attempt,
-                   .executor_id = executor_id,
-                   .host = host,
-                   .locality = locality,
-                   .task_type = stk->st->dep ? "ShuffleMapTask" : "ResultTask",
-                   .job_id = t->job_id};
-    post(s, &ev);
+        launch_task(s, st, index);
 }
 
 static bool stage_in_job(const stage *st, int stage_id)
@@ -562,10 +541,11 @@ static bool stage_in_job(const stage *st, int stage_id)
     return false;
 }
 
-/* A kill request (the web UI's): the job fails as Spark's cancelJob / cancelStage. */
-static void handle_cancel(scheduler *s, job *j, const completion *c)
+/* A kill request (the web UI's): job j fails as Spark's cancelJob / cancelStage when the request
+ * names it. */
+static void cancel_job(scheduler *s, job *j, const completion *c)
 {
-    if (j->failed) return;
+    if (j->failed || j->ended) return;
     const char *why = c->reason && *c->reason ? c->reason : NULL;
     if (c->cancel_all || c->cancel_job == j->id ||
         (c->cancel_group && j->props->group_id &&
@@ -579,7 +559,6 @@ static void handle_cancel(scheduler *s, job *j, const completion *c)
         return; /* not running (any more): nothing to do, as Spark */
     }
     j->failed = true;
-    s->cancelled = 1;
     CS_WARN("scheduler", "job=%d event=cancelled reason=%s", j->id, cs_log_quote(j->err.msg));
 }
 
@@ -596,9 +575,11 @@ static void completion_free(completion *c)
 }
 
 /* Every map output held by a lost executor is gone: later readers will recompute it. */
-static void handle_executor_lost(scheduler *s, job *j, const char *exec_id, const char *reason,
-                                 bool resubmit)
+static void handle_executor_lost(scheduler *s, const char *exec_id, const char *reason)
 {
+    bool resubmit = false; /* some job runs: its stages go on without the lost outputs */
+    for (int i = 0; i < s->num_jobs; i++)
+        resubmit |= !s->jobs[i]->ended && !s->jobs[i]->failed;
     int removed = 0;
     pthread_mutex_lock(&s->outputs_lock);
     for (int sid = 0; sid < s->cap_shuffles; sid++) {
@@ -621,8 +602,8 @@ static void handle_executor_lost(scheduler *s, job *j, const char *exec_id, cons
      * stage runs again once the lost outputs are recomputed */
     stage **superseded = NULL;
     int nsup = 0;
-    for (int sid = -1; resubmit && removed && sid < s->cap_shuffles; sid++) {
-        stage *st = sid < 0 ? j->final : s->shuffle_stages[sid];
+    for (int sid = -s->num_jobs; resubmit && removed && sid < s->cap_shuffles; sid++) {
+        stage *st = sid < 0 ? s->jobs[-sid - 1]->final : s->shuffle_stages[sid];
         if (!st || !st->running || !cs_dag_stage_reads_from(st, exec_id)) continue;
         superseded = cs_xrealloc(superseded, (size_t)(nsup + 1) * sizeof *superseded);
         superseded[nsup++] = st;
@@ -639,26 +620,26 @@ static void handle_executor_lost(scheduler *s, job *j, const char *exec_id, cons
     char why[700];
     snprintf(why, sizeof why, "ExecutorLost(executor %s, which holds map outputs it reads): %s",
              exec_id, reason);
-    for (int i = 0; i < nsup && !j->failed; i++)
-        if (attempt_failed(s, j, superseded[i], why) == 0)
-            resubmit_stage(s, j, superseded[i], superseded[i]->attempt, why);
+    for (int i = 0; i < nsup; i++)
+        if (attempt_failed(s, superseded[i], why) == 0)
+            resubmit_stage(s, superseded[i], superseded[i]->attempt, why);
     /* a running map stage would never complete without the outputs it lost: run them again
      * (Spark's "Resubmitted"; not counted as task failures) */
-    for (int sid = 0; !j->failed && sid < s->cap_shuffles; sid++) {
+    for (int sid = 0; sid < s->cap_shuffles; sid++) {
         stage *st = s->shuffle_stages[sid];
         if (!rerun[sid] || !st->running) continue;
         map_outputs *o = &s->outputs[sid];
         for (int m = 0; m < o->num_maps; m++)
             if (!o->maps[m] && st->done_once[m]) {
                 st->done_once[m] = false;
-                launch_task(s, j, st, m);
+                launch_task(s, st, m);
             }
     }
     free(rerun);
     free(superseded);
     /* a finished stage that lost outputs is needed again by the stages waiting for it: start it
      * now, beside whatever still runs, rather than when a running parent completes */
-    if (resubmit && removed && !j->failed) submit_waiting(s, j);
+    if (resubmit && removed) submit_waiting(s);
 }
 
 /* The job's watchdog, checked after every event: an unfinished job with no task running or
@@ -667,15 +648,17 @@ static void handle_executor_lost(scheduler *s, job *j, const char *exec_id, cons
  * scheduler bug must never be a hang. */
 static void check_progress(scheduler *s, job *j)
 {
-    if (j->failed || job_done(s, j) || s->in_flight > 0) return;
-    submit_waiting(s, j);
-    if (!j->final->running && !j->final->waiting) submit_stage(s, j, j->final);
-    if (s->in_flight > 0 || job_done(s, j) || j->failed) return;
+    if (j->failed || job_done(s, j) || cs_dag_job_in_flight(s, j) > 0) return;
+    submit_waiting(s);
+    if (!j->final->running && !j->final->waiting) submit_stage(s, j->final);
+    if (cs_dag_job_in_flight(s, j) > 0 || job_done(s, j) || j->failed) return;
     char waiting[400] = "";
     size_t len = 0;
-    for (int i = 0; i < s->num_waiting && len < sizeof waiting - 16; i++)
-        len += (size_t)snprintf(waiting + len, sizeof waiting - len, "%s%d", i ? "," : "",
+    for (int i = 0; i < s->num_waiting && len < sizeof waiting - 16; i++) {
+        if (!cs_dag_job_needs(s, j, s->waiting[i])) continue;
+        len += (size_t)snprintf(waiting + len, sizeof waiting - len, "%s%d", len ? "," : "",
                                 s->waiting[i]->id);
+    }
     CS_ERROR("scheduler", "job=%d event=stalled waiting_stages=%s", j->id,
              waiting[0] ? waiting : "none");
     abort_job(s, j,
@@ -687,29 +670,110 @@ static void check_progress(scheduler *s, job *j)
 
 /* ---- jobs -------------------------------------------------------------------------------- */
 
-/* Events that arrived between jobs (no task is in flight then): lost executors and aborts. */
-static void drain_between_jobs(scheduler *s, job *j)
+/* Job j is done or failed: it leaves the active jobs, and the stages it ran that no other active
+ * job needs end with it (Spark's failJobAndIndependentStages): their attempts not launched yet
+ * are dropped, their running ones killed — j's thread waits for those (j->draining) — and, when
+ * j failed, their running attempts end as failed. */
+static void finish_job(scheduler *s, job *j)
 {
-    for (;;) {
-        pthread_mutex_lock(&s->lock);
-        completion *c = s->head;
-        if (c) {
-            s->head = c->next;
-            if (!s->head) s->tail = NULL;
+    j->ended = true;
+    j->final->job = NULL; /* its late completions only end for the listeners */
+    stage **mine = cs_xcalloc((size_t)s->next_stage_id + 2, sizeof *mine);
+    int nmine = 0;
+    unsigned epoch = ++s->visit_epoch;
+    mine[nmine++] = j->final;
+    j->final->visit = epoch;
+    for (int i = 0; i < nmine; i++)
+        for (int p = 0; p < mine[i]->num_parents; p++)
+            if (mine[i]->parents[p]->visit != epoch) {
+                mine[i]->parents[p]->visit = epoch;
+                mine[nmine++] = mine[i]->parents[p];
+            }
+    int killed = 0;
+    for (int i = 0; i < nmine; i++) {
+        stage *st = mine[i];
+        if (st->dep && needed_by_other(s, st, j)) continue;
+        end_task_set(s, st);
+        if (j->failed && st->running) stage_finished(s, st, false, j->err.msg);
+        if (st->waiting) remove_waiting(s, st);
+        pthread_mutex_lock(&s->outputs_lock);
+        st->running = false;
+        pthread_mutex_unlock(&s->outputs_lock);
+        for (sched_task *t = s->tasks_head.next; t != &s->tasks_head; t = t->next) {
+            if (t->st != st || t->drain_job) continue;
+            atomic_store(&t->cancelled, 1);
+            t->drain_job = j;
+            j->draining++;
+            killed++;
         }
-        pthread_mutex_unlock(&s->lock);
-        if (!c) return;
-        if (c->kind == EV_EXECUTOR_LOST)
-            handle_executor_lost(s, j, c->executor_id, c->reason, false);
-        else if (c->kind == EV_CALLBACK)
-            c->fn(c->fn_arg);
-        else if (c->kind == EV_ABORT && !s->aborted)
-            s->aborted = cs_xstrdup(c->reason);
-        else if (c->kind == EV_TASK_DONE) { /* a late completion of a cancelled task */
-            s->in_flight--;
-            if (((sched_task *)c->task)->started) post_task_end(s, c, NULL, 0);
+    }
+    free(mine);
+    if (killed > 0) s->backend->cancel_all(s->backend);
+    pthread_mutex_lock(&s->outputs_lock);
+    for (int i = 0; i < s->num_jobs; i++)
+        if (s->jobs[i] == j) {
+            memmove(s->jobs + i, s->jobs + i + 1, (size_t)(s->num_jobs - i - 1) * sizeof *s->jobs);
+            s->num_jobs--;
+            break;
         }
-        completion_free(c);
+    cs_dag_mark_jobs_shuffles(s);
+    pthread_mutex_unlock(&s->outputs_lock);
+    cs_dag_wake(s, j);
+}
+
+/* After every event: jobs that are done or failed end; the others' watchdog runs (which may fail
+ * one: it ends too). */
+static void settle(scheduler *s)
+{
+    for (int i = 0; i < s->num_jobs;) {
+        job *j = s->jobs[i];
+        if (!j->failed && !job_done(s, j)) check_progress(s, j);
+        if (j->failed || job_done(s, j)) {
+            finish_job(s, j);
+            i = 0; /* the array changed, and ending a job may free stages others wait for */
+            continue;
+        }
+        i++;
+    }
+}
+
+/* Acts on one completion for every job (dag_lock held), then frees it. */
+static void handle_event(scheduler *s, completion *c)
+{
+    if (c->kind == EV_TASK_DONE) {
+        handle_completion(s, c);
+    } else if (c->kind == EV_EXECUTOR_LOST) {
+        handle_executor_lost(s, c->executor_id, c->reason);
+    } else if (c->kind == EV_CALLBACK) {
+        c->fn(c->fn_arg);
+    } else if (c->kind == EV_CANCEL) {
+        for (int i = 0; i < s->num_jobs; i++)
+            cancel_job(s, s->jobs[i], c);
+    } else {
+        if (!s->aborted) s->aborted = cs_xstrdup(c->reason);
+        for (int i = 0; i < s->num_jobs; i++)
+            abort_job(s, s->jobs[i], "%s", c->reason);
+    }
+    completion_free(c);
+    settle(s);
+}
+
+/* Hands j's finished partitions to on_result on j's thread, without dag_lock (held on entry and
+ * on return). */
+static void deliver_results(scheduler *s, job *j)
+{
+    while (j->results) {
+        pending_result *pr = j->results;
+        j->results = j->results_tail = NULL;
+        pthread_mutex_unlock(&s->dag_lock);
+        while (pr) {
+            pending_result *next = pr->next;
+            j->on_result(j->arg, pr->partition, &pr->result);
+            cs_task_result_free(&pr->result);
+            free(pr);
+            pr = next;
+        }
+        pthread_mutex_lock(&s->dag_lock);
     }
 }
 
@@ -725,44 +789,29 @@ void cs_scheduler_start_dynamic_allocation(scheduler *s, const alloc_settings *s
     s->alloc = cs_allocation_manager_new(st, s, s->backend, s->opt.bus);
 }
 
-/* The job's local properties as Spark's JobStart carries them: key, value pairs in props_out
- * (room for 8). Returns how many strings. */
-static int job_properties_pairs(const job_properties *p, const char **props_out)
-{
-    int n = 0;
-    if (p->description) {
-        props_out[n++] = "spark.job.description";
-        props_out[n++] = p->description;
-    }
-    if (p->group_id) {
-        props_out[n++] = "spark.jobGroup.id";
-        props_out[n++] = p->group_id;
-        props_out[n++] = "spark.job.interruptOnCancel";
-        props_out[n++] = p->interrupt_on_cancel ? "true" : "false";
-    }
-    if (p->sql_execution_id) {
-        props_out[n++] = "spark.sql.execution.id";
-        props_out[n++] = p->sql_execution_id;
-    }
-    return n;
-}
-
 /* A job: the result stage of rdd's partitions, or (map_deps) the map stages of those shuffles,
- * whose result stage is a placeholder without tasks or id, never posted. */
+ * whose result stage is a placeholder without tasks or id, never posted. Runs beside the jobs of
+ * other threads: this thread takes part in the event loop while its job runs, and returns once
+ * the job has ended and the tasks it killed have completed. */
 static int run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, int num_partitions,
                    shuffle_dep *const *map_deps, int n_map_deps, const job_properties *props,
                    const task_sink *sink, job_result_fn on_result, void *arg, cs_error *err)
 {
     static const job_properties no_props;
-    job j = {0};
-    j.props = props ? props : &no_props;
-    j.id = s->next_job_id++;
-    j.sink = sink;
-    j.on_result = on_result;
-    j.arg = arg;
-    j.map_stages = map_deps != NULL;
-    s->cancelled = 0;
+    job *j = cs_xcalloc(1, sizeof *j);
+    j->props = props ? props : &no_props;
+    j->sink = sink;
+    j->on_result = on_result;
+    j->arg = arg;
+    j->map_stages = map_deps != NULL;
 
+    cs_dag_jobs_in_engine(s, 1); /* callbacks queue from now on */
+    pthread_mutex_lock(&s->dag_lock);
+    /* what arrived while this thread waited (lost executors, moved outputs, late completions) is
+     * applied before anything reads the map-output tracker */
+    for (completion *c; (c = cs_dag_try_pop(s));)
+        handle_event(s, c);
+    j->id = s->next_job_id++;
     stage *fin = cs_xcalloc(1, sizeof *fin);
     fin->attempt = -1;
     fin->rdd = rdd;
@@ -770,158 +819,86 @@ static int run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, int num
     fin->partitions = partitions;
     fin->failures = cs_xcalloc((size_t)fin->num_tasks + 1, sizeof *fin->failures);
     fin->attempts = cs_xcalloc((size_t)fin->num_tasks + 1, sizeof *fin->attempts);
-    fin->first_job = j.id;
-    if (j.props->call_site) fin->name = cs_xstrdup(j.props->call_site);
+    fin->first_job = j->id;
+    fin->run_job_id = j->id;
+    fin->job = j;
+    if (j->props->call_site) fin->name = cs_xstrdup(j->props->call_site);
     if (map_deps) {
-        cs_dag_stage_link_shuffles(s, fin, map_deps, n_map_deps, j.id);
+        cs_dag_stage_link_shuffles(s, fin, map_deps, n_map_deps, j->id);
         fin->id = -1;
     } else {
-        cs_dag_stage_link(s, fin, j.id);
+        cs_dag_stage_link(s, fin, j->id);
         fin->id = s->next_stage_id++;
     }
-    j.final = fin;
-    j.finished = cs_xcalloc((size_t)fin->num_tasks + 1, sizeof *j.finished);
-
-    /* executors lost or outputs moved while no job ran are applied before anything reads the
-     * map-output tracker */
-    pthread_mutex_lock(&s->lock);
-    s->in_job = true;
-    pthread_mutex_unlock(&s->lock);
-    drain_between_jobs(s, &j);
+    j->final = fin;
+    j->finished = cs_xcalloc((size_t)fin->num_tasks + 1, sizeof *j->finished);
     pthread_mutex_lock(&s->outputs_lock);
-    s->running_final = fin;
+    if (s->num_jobs == s->cap_jobs) {
+        s->cap_jobs = s->cap_jobs ? s->cap_jobs * 2 : 4;
+        s->jobs = cs_xrealloc(s->jobs, (size_t)s->cap_jobs * sizeof *s->jobs);
+    }
+    s->jobs[s->num_jobs++] = j; /* ids grow: the array stays in id order */
     cs_dag_mark_active_shuffles(s, fin, true);
     pthread_mutex_unlock(&s->outputs_lock);
 
-    job_stages js = {0};
-    const char *job_name = stage_name(fin);
-    if (j.map_stages) /* named after its last stage, as Spark's listener names any job */
-        for (int p = 0, last = -1; p < fin->num_parents; p++) {
-            all_stages(fin->parents[p], &js);
-            if (fin->parents[p]->id <= last) continue;
-            last = fin->parents[p]->id;
-            job_name = stage_name(fin->parents[p]);
-        }
-    else
-        all_stages(fin, &js);
-    const char *pairs[8];
-    cs_event ev = {.kind = CS_EV_JOB_START,
-                   .job_id = j.id,
-                   .stage_ids = js.ids,
-                   .num_stage_ids = js.n,
-                   .stage_num_tasks = js.ntasks,
-                   .stage_num_parents = js.nparents,
-                   .stage_parents = js.parents,
-                   .stage_names = js.names,
-                   .job_properties = pairs,
-                   .num_job_properties = job_properties_pairs(j.props, pairs) / 2,
-                   .stage_name = job_name};
-    post(s, &ev);
+    const char *job_name;
+    cs_dag_post_job_start(s, j, &job_name);
     int64_t job_start_ms = cs_now_ms();
-    CS_INFO("scheduler", "job=%d event=started stages=%d tasks=%d name=%s", j.id, js.n,
-            fin->num_tasks, cs_log_quote(job_name));
-    free(js.ids);
-    free(js.names);
-    free(js.ntasks);
-    free(js.nparents);
-    free(js.parents);
-
     if (s->aborted)
-        abort_job(s, &j, "%s", s->aborted);
-    else if (fin->num_tasks > 0 || j.map_stages)
-        submit_stage(s, &j, fin);
-    check_progress(s, &j);
-    while (!j.failed && !job_done(s, &j)) {
-        completion *c = cs_dag_pop_completion(s);
-        if (c->kind == EV_TASK_DONE) {
-            s->in_flight--;
-            handle_completion(s, &j, c);
-        } else if (c->kind == EV_EXECUTOR_LOST) {
-            handle_executor_lost(s, &j, c->executor_id, c->reason, !j.failed);
-        } else if (c->kind == EV_CALLBACK) {
-            c->fn(c->fn_arg);
-        } else if (c->kind == EV_CANCEL) {
-            handle_cancel(s, &j, c);
-        } else {
-            if (!s->aborted) s->aborted = cs_xstrdup(c->reason);
-            abort_job(s, &j, "%s", c->reason);
-        }
-        completion_free(c);
-        check_progress(s, &j);
-    }
-    /* the job is over: attempts not launched yet are dropped, running ones stopped and collected */
-    s->cancelled = 1;
-    for (int i = 0; i < s->cap_shuffles; i++)
-        if (s->shuffle_stages[i]) end_task_set(s, s->shuffle_stages[i]);
-    end_task_set(s, fin);
-    if (s->in_flight > 0) s->backend->cancel_all(s->backend);
-    /* the task reaper: what has not stopped within spark.task.reaper.killTimeout is ended */
+        abort_job(s, j, "%s", s->aborted);
+    else if (fin->num_tasks > 0 || j->map_stages)
+        submit_stage(s, fin);
+    settle(s);
+    /* the event loop, shared with the other jobs' threads; then the tasks this job killed are
+     * collected, and those that have not stopped within spark.task.reaper.killTimeout ended */
     bool reap = s->backend->reap && s->opt.task_reaper;
-    int64_t reap_at = cs_mono_ms() + s->opt.task_kill_timeout_ms;
+    int64_t reap_at = -1;
     int left_running = 0;
-    while (s->in_flight > 0) {
-        completion *c = reap ? cs_dag_pop_completion_until(s, reap_at) : cs_dag_pop_completion(s);
-        if (!c) {
-            left_running = cs_dag_reap(s, j.id, reap_at);
-            reap = false;
+    for (;;) {
+        deliver_results(s, j);
+        if (j->ended && j->draining == 0) break;
+        completion *c = cs_dag_try_pop(s);
+        if (c) {
+            handle_event(s, c);
             continue;
         }
-        if (c->kind == EV_TASK_DONE) { /* one that ran ends for the listeners too */
-            s->in_flight--;
-            if (((sched_task *)c->task)->started) post_task_end(s, c, NULL, 0);
-        } else if (c->kind == EV_EXECUTOR_LOST)
-            handle_executor_lost(s, &j, c->executor_id, c->reason, false);
-        else if (c->kind == EV_CALLBACK)
-            c->fn(c->fn_arg);
-        else if (c->kind == EV_ABORT && !s->aborted)
-            s->aborted = cs_xstrdup(c->reason);
-        completion_free(c);
+        if (j->ended && reap && reap_at < 0) reap_at = cs_mono_ms() + s->opt.task_kill_timeout_ms;
+        if (!cs_dag_wait(s, j, j->ended && reap ? reap_at : -1)) {
+            left_running = cs_dag_reap(s, j->id, reap_at);
+            reap = false;
+        }
     }
-    pthread_mutex_lock(&s->lock);
-    s->in_job = false; /* from now on callbacks run at once; those queued run here */
-    pthread_mutex_unlock(&s->lock);
-    drain_between_jobs(s, &j);
-    for (int i = 0; i < s->num_waiting; i++)
-        s->waiting[i]->waiting = false;
-    s->num_waiting = 0;
-    if (j.failed) { /* stages still running end with the job, as Spark's failJobAndIndependentStages
-                     */
-        for (int i = 0; i < s->cap_shuffles; i++)
-            if (s->shuffle_stages[i] && s->shuffle_stages[i]->running)
-                stage_finished(s, &j, s->shuffle_stages[i], false, j.err.msg);
-        if (fin->running) stage_finished(s, &j, fin, false, j.err.msg);
-    }
-    pthread_mutex_lock(&s->outputs_lock);
-    for (int i = 0; i < s->cap_shuffles; i++)
-        if (s->shuffle_stages[i]) s->shuffle_stages[i]->running = false;
-    if (s->active_shuffle)
-        memset(s->active_shuffle, 0, (size_t)s->cap_shuffles * sizeof *s->active_shuffle);
-    s->running_final = NULL;
-    pthread_mutex_unlock(&s->outputs_lock);
+    /* the last job out applies what arrived meanwhile (callbacks run at once from now on) */
+    if (cs_dag_jobs_in_engine(s, -1) == 0)
+        for (completion *c; (c = cs_dag_try_pop(s));)
+            handle_event(s, c);
 
     cs_event end = {.kind = CS_EV_JOB_END,
-                    .job_id = j.id,
-                    .succeeded = !j.failed,
-                    .reason = j.failed ? j.err.msg : NULL};
-    post(s, &end);
-    if (j.failed)
-        CS_WARN("scheduler", "job=%d event=finished result=failed duration_ms=%lld reason=%s", j.id,
-                (long long)(cs_now_ms() - job_start_ms), cs_log_quote(j.err.msg));
+                    .job_id = j->id,
+                    .succeeded = !j->failed,
+                    .reason = j->failed ? j->err.msg : NULL};
+    cs_dag_post(s, &end);
+    if (j->failed)
+        CS_WARN("scheduler", "job=%d event=finished result=failed duration_ms=%lld reason=%s",
+                j->id, (long long)(cs_now_ms() - job_start_ms), cs_log_quote(j->err.msg));
     else
-        CS_INFO("scheduler", "job=%d event=finished result=succeeded duration_ms=%lld", j.id,
+        CS_INFO("scheduler", "job=%d event=finished result=succeeded duration_ms=%lld", j->id,
                 (long long)(cs_now_ms() - job_start_ms));
-    free(j.finished);
-    /* every task of this job has completed (drained above): its result stage can go, unless the
-     * task reaper left some running in this process */
+    /* every task of this job's result stage has completed: it can go, unless the task reaper left
+     * some running in this process */
     if (left_running > 0)
         cs_dag_retain(s, fin);
     else
         cs_dag_stage_free(fin);
-    if (j.failed) {
-        if (err) *err = j.err;
-        return j.err.code;
+    pthread_mutex_unlock(&s->dag_lock);
+    int rc = 0;
+    if (j->failed) {
+        if (err) *err = j->err;
+        rc = j->err.code;
     }
-    return 0;
+    free(j->finished);
+    free(j);
+    return rc;
 }
 
 int cs_scheduler_run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, int num_partitions,
@@ -944,11 +921,14 @@ scheduler *cs_scheduler_new(const scheduler_options *o, sched_backend *backend)
     s->opt = *o;
     s->backend = backend;
     s->tasks = cs_task_scheduler_new(&o->locality_waits, o->max_task_failures);
+    if (o->fair) cs_task_scheduler_use_fair(s->tasks);
     backend->sched = s;
     backend->tasks = s->tasks;
     s->blocks = cs_block_registry_new();
     pthread_mutex_init(&s->lock, NULL);
     pthread_mutex_init(&s->outputs_lock, NULL);
+    pthread_mutex_init(&s->dag_lock, NULL);
+    s->tasks_head.next = s->tasks_head.prev = &s->tasks_head;
     cs_cond_init_monotonic(&s->cond);
     return s;
 }
@@ -992,6 +972,8 @@ void cs_scheduler_free(scheduler *s)
     cs_task_scheduler_free(s->tasks);
     pthread_mutex_destroy(&s->lock);
     pthread_mutex_destroy(&s->outputs_lock);
+    pthread_mutex_destroy(&s->dag_lock);
     pthread_cond_destroy(&s->cond);
+    free(s->jobs);
     free(s);
 }

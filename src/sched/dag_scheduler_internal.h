@@ -1,10 +1,15 @@
 /*
- * dag_scheduler_internal.h — private to src/sched/dag_scheduler.c, map_output_tracker.c and
- * completion_queue.c: the
- * scheduler's state. The job thread owns stages, jobs and the completion queue's consumer side;
- * lock (with cond) guards the completion queue; outputs_lock guards the map-output tracker
- * (shuffle_stages, outputs, active_shuffle, running_final, graveyard), which the job thread
- * changes and other threads (decommissioning, dynamic allocation) read or move outputs in.
+ * dag_scheduler_internal.h — private to src/sched/dag_scheduler.c, dag_events.c,
+ * map_output_tracker.c, stage_graph.c and completion_queue.c: the scheduler's state.
+ *
+ * Threads: several threads may each run a job at once (cs_scheduler_run_job). Whichever of them
+ * holds dag_lock is the scheduler's event loop (Spark's single DAGScheduler event thread): it pops
+ * completions in order and acts on them for every active job, so stages, jobs, the waiting list
+ * and the tasks in flight are only touched with dag_lock held. lock (with cond) guards the
+ * completion queue; outputs_lock guards the map-output tracker (shuffle_stages, outputs,
+ * active_shuffle, jobs' result stages as read through `jobs`, graveyard), which other threads
+ * (decommissioning, dynamic allocation) read or move outputs in. Lock order: dag_lock, then
+ * outputs_lock, then lock; backends never take dag_lock, so they may be called with it held.
  */
 #ifndef CSPARK_SCHED_DAG_SCHEDULER_INTERNAL_H
 #define CSPARK_SCHED_DAG_SCHEDULER_INTERNAL_H
@@ -52,6 +57,10 @@ typedef struct stage {
     bool *done_once; /* map stages: partitions whose output was registered (may be lost later) */
     void **attempt_allocs; /* inputs given to attempts, freed at stop (tasks may outlive one) */
     int num_allocs, cap_allocs;
+    struct job *job; /* a result stage's job until it ends (then NULL); map stages: NULL */
+    int run_job_id;  /* the job whose need submitted the latest attempt (its events' job id) */
+    int in_flight;   /* attempts of its tasks queued or running, not completed yet */
+    unsigned visit;  /* graph walks (dag_lock): equal to scheduler.visit_epoch when seen */
 } stage;
 
 /* A launched task with what the scheduler needs back when it completes. */
@@ -66,6 +75,9 @@ typedef struct sched_task {
     int locality; /* the cs_locality_level it was launched at */
     int holders;  /* 0: its completion owns it; 2 once a thread the reaper left running keeps it
                      too (cs_scheduler_task_retain): the last of the two to let go frees it */
+    atomic_int cancelled; /* t.cancelled points here: set when no active job needs its stage */
+    struct sched_task *prev, *next; /* the scheduler's tasks in flight (dag_lock) */
+    struct job *drain_job;          /* the ended job that waits for this killed task to complete */
 } sched_task;
 
 typedef enum { EV_TASK_DONE, EV_EXECUTOR_LOST, EV_ABORT, EV_CALLBACK, EV_CANCEL } completion_kind;
@@ -85,6 +97,13 @@ typedef struct completion {
     bool cancel_all;              /* EV_CANCEL: every running job (both ids -1, no group) */
 } completion;
 
+/* A finished result partition waiting for its job's own thread (job.results). */
+typedef struct pending_result {
+    struct pending_result *next;
+    int partition;
+    task_result result;
+} pending_result;
+
 typedef struct job {
     int64_t result_bytes; /* serialized result bytes so far (spark.driver.maxResultSize) */
     int id;
@@ -98,6 +117,12 @@ typedef struct job {
     job_result_fn on_result;
     void *arg;
     const job_properties *props; /* borrowed for the job; never NULL */
+    /* dag_lock: */
+    bool ended;   /* done or failed: its stages no other job needs ended, its tasks killed */
+    int draining; /* tasks killed when it ended that have not completed yet */
+    pending_result *results, *results_tail; /* for on_result, on the job's own thread */
+    /* set (then cond broadcast under lock) when the job's thread has something to do */
+    atomic_int wake;
 } job;
 
 struct scheduler {
@@ -116,7 +141,9 @@ struct scheduler {
     map_outputs *outputs;
     bool *active_shuffle; /* read by the running job (shuffle tracking) */
     int cap_shuffles;
-    stage *running_final;      /* the running job's result stage, NULL between jobs */
+    /* the active jobs, in id order (changed with dag_lock and outputs_lock held) */
+    job **jobs;
+    int num_jobs, cap_jobs;
     cs_map_status **graveyard; /* unregistered statuses (tasks may still read them) */
     int num_graveyard, cap_graveyard;
     allocation_manager *alloc;     /* dynamic allocation, NULL when off */
@@ -124,12 +151,14 @@ struct scheduler {
     stage **waiting;
     int num_waiting, cap_waiting;
 
+    pthread_mutex_t dag_lock; /* the event loop: held by the job thread acting on events */
     int next_stage_id, next_job_id;
     int64_t next_task_id;
-    int in_flight;
-    bool in_job;          /* under lock: a job's thread is taking completions */
-    atomic_int cancelled; /* the current job has ended: running tasks stop */
-    char *aborted;        /* set by the backend: every job fails with this reason */
+    int in_flight;         /* attempts queued or running, of every job */
+    sched_task tasks_head; /* list head of the attempts in flight (dag_lock) */
+    unsigned visit_epoch;  /* graph walks (stage.visit) */
+    int jobs_in_engine;    /* under lock: threads inside cs_scheduler_run_job */
+    char *aborted;         /* set by the backend: every job fails with this reason */
     /* result stages of jobs whose tasks the task reaper left running in this process (local
      * mode): kept until those tasks end or the process exits */
     stage **retained;
@@ -137,16 +166,22 @@ struct scheduler {
 };
 
 /* ---- completion_queue.c ---- */
-/* The next completion, waiting for one (the job thread). */
-completion *cs_dag_pop_completion(scheduler *s);
+/* The next completion, or NULL when none is queued (dag_lock held). */
+completion *cs_dag_try_pop(scheduler *s);
+/* dag_lock held: lets go of it until a completion is queued or j's wake is set (which it clears),
+ * or (deadline_ms >= 0) the clock passes deadline_ms or a second stop request hurries the stop
+ * (common/shutdown.h); then takes dag_lock again. false on the deadline. */
+bool cs_dag_wait(scheduler *s, job *j, int64_t deadline_ms);
+/* Tells j's thread it has something to do (any thread). */
+void cs_dag_wake(scheduler *s, job *j);
+/* Threads inside cs_scheduler_run_job: one more (delta 1) or one less (-1); returns how many now.
+ */
+int cs_dag_jobs_in_engine(scheduler *s, int delta);
 
-/* ---- completion_queue.c: the task reaper (the job thread) ---- */
-/* The next completion, or NULL once the clock passes deadline_ms or a second stop request hurries
- * the stop (common/shutdown.h). */
-completion *cs_dag_pop_completion_until(scheduler *s, int64_t deadline_ms);
-/* The running tasks of job job_id were killed at reap_at - spark.task.reaper.killTimeout and
- * have not stopped: logs it and asks the backend to end them (sched_backend.reap). Returns how
- * many the backend left running in this process. */
+/* ---- completion_queue.c: the task reaper (a job's thread) ---- */
+/* The tasks killed for job job_id at reap_at - spark.task.reaper.killTimeout have not stopped:
+ * logs it and asks the backend to end the killed tasks (sched_backend.reap). Returns how many the
+ * backend left running in this process. */
 int cs_dag_reap(scheduler *s, int job_id, int64_t reap_at);
 /* Keeps the result stage of a job whose tasks were left running until the scheduler is freed. */
 void cs_dag_retain(scheduler *s, stage *fin);
@@ -157,6 +192,9 @@ void cs_dag_bury(scheduler *s, cs_map_status *ms);
 /* Shuffle tracking: marks the shuffles stage st's lineage writes or reads (active while its job
  * runs) or clears them. outputs_lock held. */
 void cs_dag_mark_active_shuffles(scheduler *s, stage *st, bool active);
+/* Shuffle tracking: the shuffles every active job writes or reads, marked afresh. outputs_lock
+ * held. */
+void cs_dag_mark_jobs_shuffles(scheduler *s);
 /* True while stage st runs an attempt whose inputs name executor_id. outputs_lock held. */
 bool cs_dag_stage_reads_from(const stage *st, const char *executor_id);
 
@@ -166,11 +204,26 @@ void cs_dag_stage_link(scheduler *s, stage *st, int job_id);
 /* Links st (a map-stage job's placeholder) to the shuffle-map stages of deps[0..n) themselves. */
 void cs_dag_stage_link_shuffles(scheduler *s, stage *st, shuffle_dep *const *deps, int n,
                                 int job_id);
+/* Whether job j runs stage st (its result stage or one its result stage waits for). */
+bool cs_dag_job_needs(scheduler *s, const job *j, const stage *st);
+/* Attempts in flight (queued or running) of the stages job j runs. */
+int cs_dag_job_in_flight(scheduler *s, const job *j);
 /* Zeroed memory owned by st until cs_dag_stage_free (attempts' inputs: tasks may outlive one). */
 void *cs_dag_stage_alloc(stage *st, size_t n);
 void cs_dag_stage_free(stage *st);
 
 /* Spark's TaskEndReason of the finished task t with result r (completion_queue.c). */
 void cs_dag_task_end_reason(const task_desc *t, const task_result *r, cs_task_end_reason *why);
+
+/* ---- dag_events.c: the listener bus's job, stage and task events (dag_lock held) ---- */
+void cs_dag_post(scheduler *s, cs_event *ev);
+/* Spark's stage name: a result stage's job's call site, else the RDD's name. */
+const char *cs_dag_stage_name(const stage *st);
+/* A stage event with the stage's RDDs and parent stages (Spark's StageInfo). */
+void cs_dag_post_stage_event(scheduler *s, const stage *st, cs_event *ev);
+/* The listeners' TASK_END of a completion (also of a task that ends after its job did). */
+void cs_dag_post_task_end(scheduler *s, const completion *c, const cs_accumulable *accs, int naccs);
+/* Job j's JobStart; *job_name_out: the job's name (borrowed from its stages). */
+void cs_dag_post_job_start(scheduler *s, job *j, const char **job_name_out);
 
 #endif

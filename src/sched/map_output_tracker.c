@@ -81,7 +81,9 @@ bool cs_dag_stage_reads_from(const stage *st, const char *executor_id)
 bool cs_scheduler_reads_from(scheduler *s, const char *executor_id)
 {
     pthread_mutex_lock(&s->outputs_lock);
-    bool used = cs_dag_stage_reads_from(s->running_final, executor_id);
+    bool used = false;
+    for (int i = 0; !used && i < s->num_jobs; i++)
+        used = cs_dag_stage_reads_from(s->jobs[i]->final, executor_id);
     for (int sid = 0; !used && sid < s->cap_shuffles; sid++)
         used = cs_dag_stage_reads_from(s->shuffle_stages[sid], executor_id);
     pthread_mutex_unlock(&s->outputs_lock);
@@ -111,6 +113,14 @@ void cs_dag_mark_active_shuffles(scheduler *s, stage *st, bool active)
         }
         cs_dag_mark_active_shuffles(s, parent, active);
     }
+}
+
+void cs_dag_mark_jobs_shuffles(scheduler *s)
+{
+    if (s->active_shuffle)
+        memset(s->active_shuffle, 0, (size_t)s->cap_shuffles * sizeof *s->active_shuffle);
+    for (int i = 0; i < s->num_jobs; i++)
+        cs_dag_mark_active_shuffles(s, s->jobs[i]->final, true);
 }
 
 int cs_scheduler_shuffle_sizes(scheduler *s, int shuffle_id, uint64_t *bytes, int num_partitions)

@@ -10,8 +10,12 @@
  * spark.stage.maxConsecutiveAttempts). Map outputs are kept per shuffle for the whole
  * application, so a shuffle computed by an earlier job is reused.
  *
- * Threads: cs_scheduler_run_job runs on the caller's thread and returns when the job ends; backends
- * report completions from any thread through cs_scheduler_task_done.
+ * Threads: cs_scheduler_run_job runs on the caller's thread and returns when the job ends; several
+ * threads may each run a job at once (Spark's jobs submitted from several threads): their task
+ * sets share the executors' cores in FIFO order (the older job first, task_scheduler.h), a
+ * shuffle-map stage two jobs need runs once for both, and a job that ends or is cancelled stops
+ * only the stages no other running job needs. Backends report completions from any thread
+ * through cs_scheduler_task_done.
  * Ownership: the scheduler owns stages, map statuses and task descriptors; a backend borrows a
  * task_desc from the offer that gave it until it calls cs_scheduler_task_done, which takes the
  * task_result's contents (the struct itself stays the backend's).
@@ -37,13 +41,15 @@ struct sched_backend {
     void (*revive_offers)(sched_backend *b);
     /* Cores available for tasks (default parallelism). */
     int (*total_cores)(sched_backend *b);
-    /* The job ended: running tasks are asked to stop (they complete soon after); those not
-     * launched yet were taken back from the task scheduler by the scheduler. */
+    /* A job ended: running tasks whose cancelled flag is set (cs_task_desc_cancelled) are asked
+     * to stop (they complete soon after); other jobs' tasks run on; those not launched yet were
+     * taken back from the task scheduler by the scheduler. */
     void (*cancel_all)(sched_backend *b);
     /* Stops workers after running tasks finish; frees the backend. */
     void (*stop)(sched_backend *b);
-    /* The task reaper (common/shutdown.h): tasks cancel_all asked to stop are still running after
-     * spark.task.reaper.killTimeout. Ends them by force (their executors are killed); each then
+    /* The task reaper (common/shutdown.h): tasks cancel_all asked to stop (their cancelled flag
+     * set) are still running after spark.task.reaper.killTimeout. Ends those by force (their
+     * executors are killed); each then
      * completes, failed. Tasks the backend cannot end (local mode: threads of this process) are
      * reported failed at once and left running; returns how many — their descriptors must stay
      * valid until the process exits. NULL: running tasks are waited for. */
@@ -74,10 +80,13 @@ typedef struct scheduler_options {
     bool task_reaper;                 /* tasks that ignore a kill are ended by force (reap) ... */
     int64_t task_kill_timeout_ms;     /* ... after spark.task.reaper.killTimeout */
     cs_locality_waits locality_waits; /* spark.locality.wait.process / .node / .rack */
+    bool fair; /* spark.scheduler.mode=FAIR: jobs' pools share the cores (task_scheduler.h) */
 } scheduler_options;
 
-/* Reads max_stage_attempts, max_result_size, task_kill_timeout_ms and locality_waits from conf (the
- * caller sets bus and max_task_failures). CS_EINVAL naming the key on a bad value. */
+/* Reads max_stage_attempts, max_result_size, task_kill_timeout_ms, locality_waits and fair
+ * (spark.scheduler.mode) from conf (the caller sets bus and max_task_failures). CS_EINVAL naming
+ * the key on a bad value, and for spark.scheduler.allocation.file (no allocation file is read:
+ * pools are made with Spark's defaults). */
 int cs_scheduler_options_read(const cs_conf *conf, scheduler_options *o, cs_error *err);
 /* The scheduler of one application over backend (owned from now on: stopped by
  * cs_scheduler_free). o is copied. */
@@ -85,8 +94,9 @@ scheduler *cs_scheduler_new(const scheduler_options *o, sched_backend *backend);
 /* Stops the backend and frees every stage and map status. */
 void cs_scheduler_free(scheduler *s);
 
-/* Called by the job thread for each finished partition, in completion order. The result's
- * contents may be moved out (e.g. the data batch); the scheduler frees the rest. */
+/* Called on the job's own thread (the one in cs_scheduler_run_job, holding no scheduler lock)
+ * for each finished partition, in completion order. The result's contents may be moved out (e.g.
+ * the data batch); the scheduler frees the rest. */
 typedef void (*job_result_fn)(void *arg, int partition, task_result *r);
 
 /* What a job carries besides its RDD: Spark's call site and local properties. Borrowed for the
@@ -99,6 +109,7 @@ typedef struct job_properties {
     const char *group_id;     /* spark.jobGroup.id (cs_scheduler_cancel_group), NULL: none */
     bool interrupt_on_cancel; /* spark.job.interruptOnCancel, reported in the job's properties */
     const char *sql_execution_id; /* spark.sql.execution.id: the SQL query it runs, NULL: none */
+    const char *pool; /* spark.scheduler.pool: its FAIR scheduling pool, NULL: "default" */
 } job_properties;
 
 /* Runs `sink` over the given partitions of rdd (all when partitions == NULL), with props (NULL:
@@ -184,12 +195,12 @@ void cs_scheduler_unpersist(scheduler *s, int rdd_id);
  * every later one fail with this reason. */
 void cs_scheduler_abort(scheduler *s, const char *reason);
 
-/* True while a job runs or waits for its killed tasks (any thread): the job's thread is inside the
- * engine, not in user code (the signal watcher, src/api/app.c, does not take over the stop then).
- */
+/* True while some job runs or waits for its killed tasks (any thread): a job's thread is inside
+ * the engine, not in user code (the signal watcher, src/api/app.c, does not take over the stop
+ * then). */
 bool cs_scheduler_in_job(scheduler *s);
 
-/* Kills the running job (job_id >= 0) or the running job that runs or waits for stage_id
+/* Kills the running job job_id (job_id >= 0) or every running job that runs or waits for stage_id
  * (job_id < 0), as Spark's cancelJob / cancelStage (the web UI's kill links): the job fails with
  * "Job N cancelled <reason>" or "Job N cancelled because Stage M was cancelled: <reason>".
  * Any thread; ignored when no running job matches. */

@@ -3,8 +3,10 @@
  * is linked to the shuffle-map stages of the shuffles its narrow lineage reads, each created once
  * per application and keyed by shuffle id (parents first, so they get the lower ids, as Spark's
  * getOrCreateShuffleMapStage), with its slot in the map-output tracker; and the memory a stage
- * owns until the application stops. Called by dag_scheduler.c on the job thread; the tracker's
- * arrays are resized with outputs_lock held, as other threads read them.
+ * owns until the application stops; and the walks of a job's stages (whether a job needs a
+ * stage, its attempts in flight), which tell the concurrent jobs' stages apart. Called by
+ * dag_scheduler.c with dag_lock held; the tracker's arrays are resized with outputs_lock held, as
+ * other threads read them.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -140,4 +142,45 @@ void cs_dag_stage_free(stage *st)
     free(st->attempt_allocs);
     free(st->name);
     free(st);
+}
+
+/* ---- walks of a job's stages (dag_lock held) ---- */
+
+/* Whether st is `from` or a stage `from` reads through its parents (dag_lock held). */
+static bool reaches(const stage *from, const stage *st, unsigned epoch)
+{
+    if (from == st) return true;
+    if (from->visit == epoch) return false;
+    ((stage *)from)->visit = epoch;
+    for (int p = 0; p < from->num_parents; p++)
+        if (reaches(from->parents[p], st, epoch)) return true;
+    return false;
+}
+
+/* Whether job j runs stage st (its result stage or one its result stage waits for). */
+bool cs_dag_job_needs(scheduler *s, const job *j, const stage *st)
+{
+    return reaches(j->final, st, ++s->visit_epoch);
+}
+
+/* Attempts in flight of the stages job j runs (dag_lock held). */
+int cs_dag_job_in_flight(scheduler *s, const job *j)
+{
+    int n = 0;
+    unsigned epoch = ++s->visit_epoch;
+    stage **todo = cs_xcalloc((size_t)s->next_stage_id + 2, sizeof *todo);
+    int ntodo = 0;
+    todo[ntodo++] = j->final;
+    j->final->visit = epoch;
+    while (ntodo > 0) {
+        stage *st = todo[--ntodo];
+        n += st->in_flight;
+        for (int p = 0; p < st->num_parents; p++)
+            if (st->parents[p]->visit != epoch) {
+                st->parents[p]->visit = epoch;
+                todo[ntodo++] = st->parents[p];
+            }
+    }
+    free(todo);
+    return n;
 }

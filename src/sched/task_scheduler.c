@@ -10,15 +10,28 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "common/conf_entries.h"
 #include "common/shutdown.h"
 #include "sched/scheduler.h"
 
+/* A pool of FAIR scheduling (Spark's Pool under the root pool): its sets are taken in FIFO order,
+ * the pools by Spark's FairSchedulingAlgorithm. Made on first use, as Spark's
+ * FairSchedulableBuilder makes a pool an allocation file does not name: minShare 0, weight 1. */
+typedef struct sched_pool {
+    char *name;
+    int min_share, weight;
+    int running; /* attempts of its sets given to executors and not ended yet */
+} sched_pool;
+
 struct cs_task_scheduler {
     pthread_mutex_t lock;
     cs_locality_waits waits;
     int max_task_failures;
+    bool fair;         /* spark.scheduler.mode=FAIR: pools share the cores (else one FIFO queue) */
+    sched_pool *pools; /* [0] is "default"; every set belongs to one (cs_task_set_pool) */
+    int npools, cap_pools;
     cs_task_set **pool; /* FIFO order: job id, then stage id */
     int npool, cap_pool;
     int npending; /* attempts pending in the pool's sets */
@@ -89,13 +102,32 @@ static void note_executors(cs_task_scheduler *ts, const cs_offer *offers, int n)
     ts->alive_view.epoch++;
 }
 
+/* The index of the pool named name, made with Spark's defaults when new. Lock held. */
+static int pool_index(cs_task_scheduler *ts, const char *name)
+{
+    for (int i = 0; i < ts->npools; i++)
+        if (strcmp(ts->pools[i].name, name) == 0) return i;
+    if (ts->npools == ts->cap_pools) {
+        ts->cap_pools = ts->cap_pools ? ts->cap_pools * 2 : 4;
+        ts->pools = cs_xrealloc(ts->pools, (size_t)ts->cap_pools * sizeof *ts->pools);
+    }
+    ts->pools[ts->npools] = (sched_pool){cs_xstrdup(name), 0, 1, 0};
+    return ts->npools++;
+}
+
 cs_task_scheduler *cs_task_scheduler_new(const cs_locality_waits *waits, int max_task_failures)
 {
     cs_task_scheduler *ts = cs_xcalloc(1, sizeof *ts);
     pthread_mutex_init(&ts->lock, NULL);
     ts->waits = *waits;
     ts->max_task_failures = max_task_failures;
+    pool_index(ts, CS_DEFAULT_POOL);
     return ts;
+}
+
+void cs_task_scheduler_use_fair(cs_task_scheduler *ts)
+{
+    ts->fair = true;
 }
 
 void cs_task_scheduler_free(cs_task_scheduler *ts)
@@ -105,6 +137,9 @@ void cs_task_scheduler_free(cs_task_scheduler *ts)
     forget_executors(ts);
     free(ts->alive);
     free(ts->pool);
+    for (int i = 0; i < ts->npools; i++)
+        free(ts->pools[i].name);
+    free(ts->pools);
     free(ts);
 }
 
@@ -128,6 +163,21 @@ cs_task_set *cs_task_scheduler_submit(cs_task_scheduler *ts, int job_id, int sta
     ts->npool++;
     pthread_mutex_unlock(&ts->lock);
     return m;
+}
+
+void cs_task_scheduler_set_pool(cs_task_scheduler *ts, cs_task_set *m, const char *pool)
+{
+    pthread_mutex_lock(&ts->lock);
+    cs_task_set_set_pool(m, pool_index(ts, pool && *pool ? pool : CS_DEFAULT_POOL));
+    pthread_mutex_unlock(&ts->lock);
+}
+
+void cs_task_scheduler_task_ended(cs_task_scheduler *ts, const cs_task_set *m)
+{
+    pthread_mutex_lock(&ts->lock);
+    sched_pool *p = &ts->pools[cs_task_set_pool(m)];
+    if (p->running > 0) p->running--;
+    pthread_mutex_unlock(&ts->lock);
 }
 
 void cs_task_scheduler_add(cs_task_scheduler *ts, cs_task_set *m, const task_desc *const *t,
@@ -179,6 +229,51 @@ static const cs_alive_executors *alive_this_round(void *arg)
     return &r->ts->alive_view;
 }
 
+/* Spark's FairSchedulingAlgorithm: whether pool a goes before pool b. A pool running fewer tasks
+ * than its minShare is needy and goes first (the lower running / minShare first among needy
+ * ones); otherwise the lower running / weight first; ties by name. */
+static bool fair_before(const sched_pool *a, const sched_pool *b)
+{
+    bool a_needy = a->running < a->min_share, b_needy = b->running < b->min_share;
+    if (a_needy != b_needy) return a_needy;
+    double ra, rb;
+    if (a_needy) {
+        ra = a->running / (double)(a->min_share > 1 ? a->min_share : 1);
+        rb = b->running / (double)(b->min_share > 1 ? b->min_share : 1);
+    } else {
+        ra = a->running / (double)a->weight;
+        rb = b->running / (double)b->weight;
+    }
+    if (ra != rb) return ra < rb;
+    return strcmp(a->name, b->name) < 0;
+}
+
+/* The order task sets are offered cores in this round (Spark's getSortedTaskSetQueue, sorted once
+ * per round): FIFO, the pool's sets by job then stage; FAIR, the pools by fair_before, each
+ * pool's sets FIFO. order gets ts->npool indexes into ts->pool. Lock held. */
+static void offer_order(cs_task_scheduler *ts, int *order)
+{
+    if (!ts->fair) {
+        for (int i = 0; i < ts->npool; i++)
+            order[i] = i;
+        return;
+    }
+    int *pools = cs_xcalloc((size_t)ts->npools, sizeof *pools);
+    for (int i = 0; i < ts->npools; i++) { /* insertion sort: few pools */
+        int at = i;
+        while (at > 0 && fair_before(&ts->pools[i], &ts->pools[pools[at - 1]])) {
+            pools[at] = pools[at - 1];
+            at--;
+        }
+        pools[at] = i;
+    }
+    int n = 0;
+    for (int p = 0; p < ts->npools; p++)
+        for (int i = 0; i < ts->npool; i++)
+            if (cs_task_set_pool(ts->pool[i]) == pools[p]) order[n++] = i;
+    free(pools);
+}
+
 int cs_task_scheduler_resource_offers(cs_task_scheduler *ts, cs_offer *offers, int n,
                                       int64_t now_ms, cs_task_assignment *out, int max)
 {
@@ -187,8 +282,10 @@ int cs_task_scheduler_resource_offers(cs_task_scheduler *ts, cs_offer *offers, i
     offer_round round = {ts, offers, n, false};
     pthread_mutex_lock(&ts->lock);
     int start = (int)(ts->rr++ % (unsigned)n);
+    int *order = cs_xcalloc((size_t)ts->npool + 1, sizeof *order);
+    offer_order(ts, order);
     for (int s = 0; s < ts->npool && nout < max; s++) {
-        cs_task_set *m = ts->pool[s];
+        cs_task_set *m = ts->pool[order[s]];
         int nlevels;
         const cs_locality_level *levels =
             cs_task_set_locality_levels(m, alive_this_round, &round, &nlevels);
@@ -199,9 +296,11 @@ int cs_task_scheduler_resource_offers(cs_task_scheduler *ts, cs_offer *offers, i
                                                   out + nout, max - nout);
                 nout += launched;
                 ts->npending -= launched;
+                ts->pools[cs_task_set_pool(m)].running += launched;
             } while (launched > 0 && nout < max); /* a pass with no launch: no core or task left */
         }
     }
+    free(order);
     pthread_mutex_unlock(&ts->lock);
     return nout;
 }
@@ -230,6 +329,17 @@ int cs_scheduler_options_read(const cs_conf *conf, scheduler_options *o, cs_erro
         return err->code;
     if (cs_task_reaper_timeout(conf, &o->task_kill_timeout_ms, err) < 0) return err->code;
     if (cs_locality_waits_read(conf, &o->locality_waits, err) < 0) return err->code;
+    if (cs_conf_entry_string(conf, "spark.scheduler.allocation.file"))
+        return cs_error_set(err, CS_EINVAL,
+                            "spark.scheduler.allocation.file is not supported: cspark reads no "
+                            "allocation file (FAIR pools are made on first use with minShare 0 and "
+                            "weight 1); unset it");
+    const char *mode = cs_conf_entry_string(conf, "spark.scheduler.mode");
+    if (strcasecmp(mode, "FIFO") != 0 && strcasecmp(mode, "FAIR") != 0)
+        return cs_error_set(err, CS_EINVAL,
+                            "invalid value for spark.scheduler.mode: '%s' (expected FIFO or FAIR)",
+                            mode);
+    o->fair = strcasecmp(mode, "FAIR") == 0;
     o->task_reaper = o->task_kill_timeout_ms >= 0;
     o->max_stage_attempts = (int)attempts;
     o->max_result_size = max_result;

@@ -6,7 +6,12 @@
  * given. Placement is decided here only, for every backend: task sets in FIFO order (lower job,
  * then lower stage first, as Spark's FIFOSchedulingAlgorithm), each over its valid locality levels
  * nearest first, one task per executor per pass (Spark's resourceOfferSingleTaskSet), with delay
- * scheduling by spark.locality.wait.process / .node / .rack.
+ * scheduling by spark.locality.wait.process / .node / .rack. With spark.scheduler.mode=FAIR
+ * (Spark's FairSchedulableBuilder without an allocation file) each set belongs to the pool its
+ * job names (spark.scheduler.pool, "default" when none), made on first use with minShare 0 and
+ * weight 1; each round of offers goes through the pools in Spark's FairSchedulingAlgorithm order
+ * (a pool below its minShare first, then the fewest running tasks per weight, then the name),
+ * each pool's sets in FIFO order.
  *
  * A task set in the pool (its task set manager draws the states of each task attempt):
  *
@@ -45,14 +50,27 @@ typedef struct cs_task_scheduler cs_task_scheduler;
  * the defaults are in common/conf_entries.c). CS_EINVAL naming the key on a bad value. */
 int cs_locality_waits_read(const cs_conf *conf, cs_locality_waits *w, cs_error *err);
 
+/* The pool of the sets whose job names none (Spark's "default"). */
+#define CS_DEFAULT_POOL "default"
+
+/* A FIFO task scheduler (spark.scheduler.mode=FIFO, Spark's default). */
 cs_task_scheduler *cs_task_scheduler_new(const cs_locality_waits *waits, int max_task_failures);
 void cs_task_scheduler_free(cs_task_scheduler *ts);
+/* spark.scheduler.mode=FAIR: pools share the cores (before any set is submitted). */
+void cs_task_scheduler_use_fair(cs_task_scheduler *ts);
 
 /* A new task set for stage attempt (stage_id, attempt) of job_id with num_tasks indexes, in the
  * pool from now on (job thread); failures and attempts as cs_task_set_new takes them. The caller
  * owns it: cs_task_set_free after cs_task_scheduler_remove. */
 cs_task_set *cs_task_scheduler_submit(cs_task_scheduler *ts, int job_id, int stage_id, int attempt,
                                       int num_tasks, int *failures, int *attempts, int64_t now_ms);
+/* Puts set m (just submitted, nothing queued yet) in the pool named pool (its job's
+ * spark.scheduler.pool; NULL or "": "default"), made on first use with minShare 0 and weight 1.
+ * Only FAIR scheduling orders by pools; FIFO keeps one queue whatever the pool. */
+void cs_task_scheduler_set_pool(cs_task_scheduler *ts, cs_task_set *m, const char *pool);
+/* An attempt of set m that an offer gave out has ended (its completion): its pool runs one task
+ * fewer. Job thread. */
+void cs_task_scheduler_task_ended(cs_task_scheduler *ts, const cs_task_set *m);
 /* Queues attempts t[0..n) of tasks indexes[0..n) in set m, under one lock (job thread). */
 void cs_task_scheduler_add(cs_task_scheduler *ts, cs_task_set *m, const task_desc *const *t,
                            const int *indexes, int n);

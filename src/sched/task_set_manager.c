@@ -53,6 +53,7 @@ struct cs_task_set {
     bool levels_stale;           /* tasks were queued since the levels were computed */
     uint64_t levels_epoch;       /* the executors alive they were computed for */
     int64_t last_reset_ms;       /* Spark's lastLocalityWaitResetTime */
+    int sched_pool;              /* the task scheduler's pool it is in (FAIR scheduling) */
 };
 
 /* ---- queues ------------------------------------------------------------------------------- */
@@ -162,6 +163,16 @@ int cs_task_set_job(const cs_task_set *m)
 int cs_task_set_stage(const cs_task_set *m)
 {
     return m->stage_id;
+}
+
+int cs_task_set_pool(const cs_task_set *m)
+{
+    return m->sched_pool;
+}
+
+void cs_task_set_set_pool(cs_task_set *m, int pool)
+{
+    m->sched_pool = pool;
 }
 
 int cs_task_set_attempt(const cs_task_set *m)

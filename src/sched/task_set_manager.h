@@ -106,6 +106,10 @@ void cs_task_set_free(cs_task_set *m);
 
 int cs_task_set_job(const cs_task_set *m);
 int cs_task_set_stage(const cs_task_set *m);
+/* The task scheduler's pool the set belongs to (its index there; 0 until set): FAIR scheduling's
+ * Spark Pool, kept with the set so that its late completions are counted in it. */
+int cs_task_set_pool(const cs_task_set *m);
+void cs_task_set_set_pool(cs_task_set *m, int pool);
 int cs_task_set_attempt(const cs_task_set *m);
 bool cs_task_set_is_zombie(const cs_task_set *m);
 /* Attempts still pending (not offered, not withdrawn). */

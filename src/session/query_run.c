@@ -873,7 +873,7 @@ static void qrun_begin(qrun *q, cs_sql_session *s, const char *text)
     q->s = s;
     q->sc = s->sc;
     q->text = text;
-    q->execution_id = s->next_execution_id++;
+    q->execution_id = cs_session_next_execution_id();
     if (s->job_group[0])
         snprintf(q->group, sizeof q->group, "%s", s->job_group);
     else

@@ -24,13 +24,16 @@ struct cs_sql_session {
     cspark_context *sc; /* borrowed */
     cs_catalog *catalog;
     cs_sql_conf *conf;
-    int64_t next_execution_id; /* Spark's SQLExecution id, one per query */
-    char job_group[96];        /* the jobs' group when set (cs_sql_session_set_job_group) */
+    char job_group[96]; /* the jobs' group when set (cs_sql_session_set_job_group) */
     /* set by cs_session_run_query_final (query_write.c) for the duration of one query: its
      * final stage goes to write_stage instead of being collected */
     int (*write_stage)(void *arg, const struct cs_session_final_stage *stage, cs_error *err);
     void *write_arg;
 };
+
+/* The next SQL execution id (sql_session.c): the process's, as Spark's SQLExecution ids, so that
+ * the queries of sessions running at once never share one in the events, the UI or job groups. */
+int64_t cs_session_next_execution_id(void);
 
 /* Runs a resolved query (analyzed in arena a): optimizes, plans and runs it, collecting its
  * rows into *out (query_run.c). text: the statement, for the jobs' description. */

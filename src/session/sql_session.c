@@ -20,6 +20,7 @@
  */
 #include <fnmatch.h>
 #include <stdio.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,6 +58,13 @@ const char *cs_sql_session_conf(const cs_sql_session *s, const char *key)
 const char *cs_sql_session_conf_set(const cs_sql_session *s, const char *key)
 {
     return cs_sql_conf_get_set(s->conf, key);
+}
+
+static atomic_llong next_execution_id;
+
+int64_t cs_session_next_execution_id(void)
+{
+    return atomic_fetch_add(&next_execution_id, 1);
 }
 
 void cs_sql_session_set_job_group(cs_sql_session *s, const char *group)

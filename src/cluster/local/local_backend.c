@@ -142,8 +142,9 @@ static void local_cancel_all(sched_backend *base)
     (void)base;
 }
 
-/* The task reaper: running tasks are reported failed and their workers abandoned (a thread cannot
- * be killed); new workers take their places. */
+/* The task reaper: running tasks that were killed are reported failed and their workers
+ * abandoned (a thread cannot be killed); new workers take their places. Tasks of other jobs run
+ * on. */
 static int local_reap(sched_backend *base, const char *reason)
 {
     local_backend *b = (local_backend *)base;
@@ -152,7 +153,7 @@ static int local_reap(sched_backend *base, const char *reason)
     const task_desc **left = cs_xcalloc((size_t)b->num_workers + 1, sizeof *left);
     for (int i = 0; i < b->num_workers; i++) {
         worker *w = b->workers[i];
-        if (w->abandoned || !w->task) continue;
+        if (w->abandoned || !w->task || !cs_task_desc_cancelled(w->task)) continue;
         w->abandoned = true;
         cs_scheduler_task_retain(w->task); /* before the worker can see abandoned */
         left[n++] = w->task;

@@ -5,7 +5,8 @@
  * backend aborts (and every later job failing), the task reaper ending tasks that ignore their
  * kill, executor loss (outputs it held recomputed,
  * during a running map stage and after; its running tasks re-queued, not counted as failures when
- * the executor was removed), and zombie stage attempts whose late failures are not retried.
+ * the executor was removed), and zombie stage attempts whose late failures are not retried;
+ * two jobs at once from two threads, the first cancelled while the second runs to its result.
  *
  * The fake backend is a small model of a cluster: executors "1" and "2" (alive or lost) offering
  * their cores to the task scheduler, map tasks that write their output on the executor they run
@@ -13,6 +14,7 @@
  * executor. Tasks complete synchronously inside revive_offers (the
  * scheduler takes completions from any thread, its own included) unless a test holds them. No
  * thread, no clock, no process: every outcome follows from the events the test scripts. */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -20,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -147,14 +150,19 @@ static void fake_cancel_all(sched_backend *b)
 {
     fake *f = (fake *)b;
     f->cancel_calls++;
+    int kept = 0;
     for (int i = 0; i < f->nheld; i++) {
+        if (!cs_task_desc_cancelled(f->held[i])) { /* another job's: it runs on */
+            f->held[kept++] = f->held[i];
+            continue;
+        }
         task_result r;
         cs_task_result_init(&r);
         r.status = TASK_KILLED; /* as the backends report a cancelled task */
         r.error = cs_xstrdup(CS_TASK_CANCELLED);
         cs_scheduler_task_done(b->sched, f->held[i], &r);
     }
-    f->nheld = 0;
+    f->nheld = kept;
 }
 
 static void fake_stop(sched_backend *b) {}
@@ -672,6 +680,75 @@ static void test_executor_loss_requeues_running_task(void **state)
     app_free(&a);
 }
 
+/* ---- two jobs at once ---------------------------------------------------------------------
+ * Job 0 (thread) runs the two-stage app with its result tasks held (running); job 1 (this
+ * thread) reads the same shuffle, reused, and runs to its result meanwhile; then job 0 is
+ * cancelled: only its own tasks are killed (the fake's cancel kills the flagged ones), and its
+ * action returns CS_ECANCELLED. */
+static bool hold_job0_results(fake *f, const task_desc *t, task_result *r)
+{
+    if (!is_map(t) && t->job_id == 0) {
+        __atomic_add_fetch(&f->counter, 1, __ATOMIC_RELEASE);
+        return false;
+    }
+    succeed(f, t, r);
+    return true;
+}
+
+typedef struct job0_run {
+    app *a;
+    int results[8];
+    int rc;
+    cs_error err;
+} job0_run;
+
+static void on_result_into(void *arg, int partition, task_result *r)
+{
+    ((int *)arg)[partition] += (int)r->count;
+}
+
+static void *run_job0(void *arg)
+{
+    job0_run *j = arg;
+    task_sink sink = {.kind = SINK_COUNT};
+    cs_error_clear(&j->err);
+    j->rc = cs_scheduler_run_job(j->a->s, j->a->reduced, NULL, 0, NULL, &sink, on_result_into,
+                                 j->results, &j->err);
+    return NULL;
+}
+
+static void test_two_jobs_cancel_one(void **state)
+{
+    (void)state;
+    app a;
+    app_init(&a, hold_job0_results, 4);
+    job0_run j0 = {.a = &a};
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, run_job0, &j0), 0);
+    /* job 0's two result tasks are running (held); bounded wait, no timing asserted */
+    for (int i = 0; i < 10000 && __atomic_load_n(&a.f.counter, __ATOMIC_ACQUIRE) < 2; i++)
+        nanosleep(&(struct timespec){0, 1000000}, NULL);
+    assert_int_equal(__atomic_load_n(&a.f.counter, __ATOMIC_ACQUIRE), 2);
+    int results[8] = {0};
+    task_sink sink = {.kind = SINK_COUNT};
+    cs_error err;
+    cs_error_clear(&err);
+    assert_int_equal(
+        cs_scheduler_run_job(a.s, a.reduced, NULL, 0, NULL, &sink, on_result_into, results, &err),
+        0);
+    assert_int_equal(results[0], 1);
+    assert_int_equal(results[1], 1);
+    assert_int_equal(count_map_launches(&a.f), 3); /* job 1 reused job 0's shuffle */
+    assert_int_equal(a.f.cancel_calls, 0);         /* job 1's end killed nothing of job 0's */
+    cs_scheduler_cancel(a.s, 0, -1, "by the test");
+    pthread_join(t, NULL);
+    assert_int_equal(j0.rc, CS_ECANCELLED);
+    assert_string_equal(j0.err.msg, "Job 0 cancelled by the test");
+    assert_int_equal(a.f.cancel_calls, 1);
+    assert_int_equal(a.f.nheld, 0);
+    app_free(&a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -689,6 +766,7 @@ int main(void)
         cmocka_unit_test(test_lost_outputs_of_finished_parent_rerun),
         cmocka_unit_test(test_zombie_attempt_late_failure_ignored),
         cmocka_unit_test(test_executor_loss_requeues_running_task),
+        cmocka_unit_test(test_two_jobs_cancel_one),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,8 +7,9 @@
  * recomputed when executors are added or lost or tasks queued, and only then; task sets in FIFO
  * order; retries up to spark.task.maxFailures then abort; failures of an executor removed not
  * counted; zombie sets launching nothing and ignoring late failures; failures and attempt numbers
- * shared by a stage's attempts. The DAG scheduler's side of retries, zombie attempts and executor
- * loss is in test_dag_scheduler.c. No thread, no clock. */
+ * shared by a stage's attempts; FIFO and FAIR (pools) orders of two jobs' sets, and
+ * spark.scheduler.mode read from the configuration. The DAG scheduler's side of retries, zombie
+ * attempts and executor loss is in test_dag_scheduler.c. No thread, no clock. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -20,6 +21,7 @@
 #include <cmocka.h>
 
 #include "common/conf.h"
+#include "sched/scheduler.h"
 #include "sched/task_scheduler.h"
 
 #define NTASKS 8
@@ -279,6 +281,94 @@ static void test_fifo_order(void **state)
     cs_task_scheduler_free(ts);
 }
 
+/* Two jobs' sets, each with four pending tasks: job 0's in pool "etl", job 1's in pool "adhoc".
+ * FIFO offers job 0 every core while it has tasks. FAIR (Spark's FairSchedulingAlgorithm with the
+ * default minShare 0 and weight 1) gives a core to the pool running fewer tasks, the name breaking
+ * ties ("adhoc" before "etl"), each round sorted once at its start; a task that ends frees its
+ * pool's count. */
+static int offer_one_core(cs_task_scheduler *ts, const tasks *a_tasks, const tasks *b_tasks)
+{
+    cs_offer one[] = {{"1", "A", 1}};
+    cs_task_assignment a[16];
+    assert_int_equal(offer(ts, one, 1, 0, a), 1);
+    for (int i = 0; i < NTASKS; i++)
+        if (a[0].t == &a_tasks->t[i]) return 0;
+    for (int i = 0; i < NTASKS; i++)
+        if (a[0].t == &b_tasks->t[i]) return 1;
+    fail();
+    return -1;
+}
+
+static void pools_case(bool fair, const int *want, int n)
+{
+    cs_task_scheduler *ts = cs_task_scheduler_new(&waits, 4);
+    if (fair) cs_task_scheduler_use_fair(ts);
+    cs_task_set *etl = cs_task_scheduler_submit(ts, 0, 0, 0, 4, NULL, NULL, 0);
+    cs_task_scheduler_set_pool(ts, etl, "etl");
+    cs_task_set *adhoc = cs_task_scheduler_submit(ts, 1, 1, 0, 4, NULL, NULL, 0);
+    cs_task_scheduler_set_pool(ts, adhoc, "adhoc");
+    tasks ta, tb;
+    for (int i = 0; i < 4; i++) {
+        make_task(&ta, i, NULL);
+        make_task(&tb, i, NULL);
+        add1(ts, etl, &ta.t[i], i);
+        add1(ts, adhoc, &tb.t[i], i);
+    }
+    for (int i = 0; i < n; i++) { /* one core at a time: the rounds see the counts so far */
+        int got = offer_one_core(ts, &ta, &tb);
+        assert_int_equal(got, want[i]);
+        if (i == 2) cs_task_scheduler_task_ended(ts, got == 0 ? etl : adhoc);
+    }
+    /* a round with two cores is sorted once: the pool first in order takes both */
+    cs_offer two[] = {{"1", "A", 2}};
+    cs_task_assignment a[16];
+    assert_int_equal(offer(ts, two, 1, 0, a), 2);
+    const task_desc **w;
+    cs_task_scheduler_remove(ts, etl, &w);
+    free(w);
+    cs_task_scheduler_remove(ts, adhoc, &w);
+    free(w);
+    cs_task_set_free(etl);
+    cs_task_set_free(adhoc);
+    cs_task_scheduler_free(ts);
+}
+
+static void test_fifo_and_fair_pools(void **state)
+{
+    (void)state;
+    /* FIFO: job 0 first whatever the pools */
+    const int fifo[] = {0, 0, 0, 0, 1};
+    pools_case(false, fifo, 5);
+    /* FAIR: adhoc (0 running, name first), etl (0 < 1), adhoc (1 = 1, name), then the third
+     * task (adhoc's) ends: adhoc 1 < etl 1? equal: adhoc by name; then etl (1 < 2) */
+    const int fair[] = {1, 0, 1, 1, 0};
+    pools_case(true, fair, 5);
+}
+
+/* The scheduler's options: spark.scheduler.mode FIFO (default) or FAIR in any case; another mode
+ * and spark.scheduler.allocation.file are refused naming the key. */
+static void test_scheduler_mode_from_conf(void **state)
+{
+    (void)state;
+    cs_conf *c = cs_conf_new();
+    scheduler_options o;
+    cs_error err;
+    memset(&o, 0, sizeof o);
+    assert_int_equal(cs_scheduler_options_read(c, &o, &err), 0);
+    assert_false(o.fair);
+    cs_conf_set(c, "spark.scheduler.mode", "fair");
+    assert_int_equal(cs_scheduler_options_read(c, &o, &err), 0);
+    assert_true(o.fair);
+    cs_conf_set(c, "spark.scheduler.mode", "ROUND_ROBIN");
+    assert_int_equal(cs_scheduler_options_read(c, &o, &err), CS_EINVAL);
+    assert_non_null(strstr(err.msg, "spark.scheduler.mode"));
+    cs_conf_set(c, "spark.scheduler.mode", "FAIR");
+    cs_conf_set(c, "spark.scheduler.allocation.file", "pools.xml");
+    assert_int_equal(cs_scheduler_options_read(c, &o, &err), CS_EINVAL);
+    assert_non_null(strstr(err.msg, "spark.scheduler.allocation.file"));
+    cs_conf_free(c);
+}
+
 /* spark.task.maxFailures = 3: two failures are retried (attempts 1 and 2), the third aborts; a
  * failure of an executor removed by no fault of the task is retried without counting; a task that
  * can never launch aborts at once. */
@@ -400,6 +490,8 @@ int main(void)
         cmocka_unit_test(test_lost_executor_no_longer_waited_for),
         cmocka_unit_test(test_levels_recomputed_when_executors_change),
         cmocka_unit_test(test_fifo_order),
+        cmocka_unit_test(test_fifo_and_fair_pools),
+        cmocka_unit_test(test_scheduler_mode_from_conf),
         cmocka_unit_test(test_retries_then_abort),
         cmocka_unit_test(test_counts_shared_across_stage_attempts),
         cmocka_unit_test(test_zombie_set),
