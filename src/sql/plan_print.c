@@ -945,6 +945,15 @@ static void node_out(const cs_logical_plan *p, cs_sbuf *out)
         cs_sbuf_puts(out, ", ");
         list_out(p->output, p->n_output, out);
         return;
+    case CS_LP_PYTHON_MAP_IN_BATCH: /* Spark's MapInPandas / MapInArrow */
+        cs_sbuf_puts(out, p->generator && p->generator->python_udf &&
+                                  p->generator->python_udf->eval_type == 207
+                              ? "MapInArrow "
+                              : "MapInPandas ");
+        cs_sql_expr_print(p->generator, out);
+        cs_sbuf_puts(out, ", ");
+        list_out(p->output, p->n_output, out);
+        return;
     case CS_LP_SUBQUERY_ALIAS:
         cs_sbuf_printf(out, "SubqueryAlias %s", p->alias);
         return;
