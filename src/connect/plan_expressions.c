@@ -451,10 +451,10 @@ int cs_cp_python_udf(cs_cp *c, const Spark__Connect__CommonInlineUserDefinedFunc
         return cs_cp_unsupported(c, "user-defined functions that are not Python UDFs (%s)", name);
     const Spark__Connect__PythonUDF *p = f->python_udf;
     int t = p->eval_type;
-    bool ok = place == CS_CP_UDF_GROUP_MAP  ? t == 201
+    bool ok = place == CS_CP_UDF_GROUP_MAP  ? t == 201 || t == 209
               : place == CS_CP_UDF_MAP_ITER ? t == 205 || t == 207
                                             : t == 100 || t == 101 || t == 200;
-    static const char *const where[] = {"in an expression", "in applyInPandas",
+    static const char *const where[] = {"in an expression", "in applyInPandas / applyInArrow",
                                         "in mapInPandas / mapInArrow"};
     if (!ok)
         return cs_cp_unsupported(c, "Python UDFs of eval type %d %s (%s)", t, where[place], name);

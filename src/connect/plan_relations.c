@@ -148,7 +148,8 @@ static int filter(cs_cp *c, const Spark__Connect__Filter *r, cs_logical_plan **o
     return 0;
 }
 
-/* groupBy(...).applyInPandas(f, schema): FlatMapGroupsInPandas of the grouping expressions and
+/* groupBy(...).applyInPandas(f, schema) and applyInArrow: FlatMapGroupsInPandas (InArrow) of the
+ * grouping expressions and
  * the grouped map UDF over the input's columns (SparkConnectPlanner's transformGroupMap). */
 static int group_map(cs_cp *c, const Spark__Connect__GroupMap *r, cs_logical_plan **out)
 {

@@ -6,7 +6,9 @@
  * back as batches of one struct column, whose fields are this operator's output columns.
  *
  * applyInPandas (eval type SQL_GROUPED_MAP_PANDAS_UDF): each group is one batch, and the pandas
- * DataFrame the function returns for it one result batch.
+ * DataFrame the function returns for it one result batch. applyInArrow
+ * (SQL_GROUPED_MAP_ARROW_UDF) sends each group's batch as one struct column of the child's
+ * columns (Spark's FlatMapGroupsInArrowExec), the offsets then naming the struct's fields.
  *
  * The input is sorted by the grouping keys (the planner puts an Exchange by the keys and a Sort
  * below), so a group is a run of rows with equal encoded keys (sort_keys.c); its rows are
@@ -39,9 +41,9 @@ typedef struct py_group_op {
     cs_sql_op base;
     int eval_type;
     int64_t max_rows; /* map in batch: rows a batch sent; 0: a group a batch */
-    int n_cols;       /* map in batch: the child's columns sent, wrapped in one struct */
+    int n_cols;       /* map in batch, applyInArrow: the child's columns sent, in one struct */
     int *cols;
-    cs_col_type *sent_schema; /* map in batch: struct<struct: struct<the columns>> */
+    cs_col_type *sent_schema; /* those: struct<struct: struct<the columns>>; else NULL */
     char *python, *python_ver;
     uint8_t *command;
     size_t command_len;
@@ -188,7 +190,7 @@ static int grp_open(cs_sql_op *op, const cs_sql_exec_ctx *ctx, cs_error *err)
                           "spark.sql.legacy.execution.pandas.groupedMap.assignColumnsByName"};
     const char *values[] = {ctx->session_tz ? ctx->session_tz : "UTC", "false", "true"};
     int map_arg = 0; /* map in batch: the one struct column sent */
-    if (o->sent_schema) cmd = (cs_py_udf_command){o->command, o->command_len, 1, &map_arg};
+    if (o->max_rows > 0) cmd = (cs_py_udf_command){o->command, o->command_len, 1, &map_arg};
     cs_py_worker_spec spec = {
         .python = o->python,
         .python_ver = o->python_ver,
@@ -321,10 +323,29 @@ static void map_explain(const cs_sql_op *op, cs_sbuf *out)
 
 static const cs_sql_op_vtable grp_vt = {
     "FlatMapGroupsInPandas", grp_open, grp_next, grp_close, grp_destroy, grp_explain};
+static const cs_sql_op_vtable grp_arrow_vt = {
+    "FlatMapGroupsInArrow", grp_open, grp_next, grp_close, grp_destroy, grp_explain};
 static const cs_sql_op_vtable map_pandas_vt = {"MapInPandas", grp_open,    grp_next,
                                                grp_close,     grp_destroy, map_explain};
 static const cs_sql_op_vtable map_arrow_vt = {"MapInArrow", grp_open,    grp_next,
                                               grp_close,    grp_destroy, map_explain};
+
+/* Sends the columns cols[0..n) of the child (schema in) wrapped in one struct column. */
+static void wrap_schema(py_group_op *o, const cs_col_type *in, const int *cols, int n)
+{
+    o->n_cols = n;
+    o->cols = cs_xcalloc((size_t)n + 1, sizeof *o->cols);
+    memcpy(o->cols, cols, sizeof *o->cols * (size_t)n);
+    cs_col_field *fields = cs_xcalloc((size_t)n + 1, sizeof *fields);
+    for (int i = 0; i < n; i++) {
+        fields[i] = in->fields[cols[i]];
+        fields[i].type = cs_col_type_ref(in->fields[cols[i]].type);
+    }
+    cs_col_field wrapper = {
+        .name = (char *)"struct", .type = cs_col_type_struct(fields, n), .nullable = false};
+    free(fields);
+    o->sent_schema = cs_col_type_struct(&wrapper, 1);
+}
 
 cs_sql_op *cs_sql_op_python_group_map(cs_sql_op *child, const cs_py_eval_spec *spec,
                                       cs_col_type *schema, cs_error *err)
@@ -332,8 +353,11 @@ cs_sql_op *cs_sql_op_python_group_map(cs_sql_op *child, const cs_py_eval_spec *s
     const cs_col_type *in = child->schema;
     const cs_py_eval_udf *u = spec->n_udfs == 1 ? &spec->udfs[0] : NULL;
     /* Spark's grouped offsets: [length, n_keys, keys..., values...] */
-    bool ok = u && spec->eval_type == CS_PY_EVAL_GROUPED_MAP_PANDAS_UDF && u->n_args >= 2 &&
-              u->args[0] == u->n_args - 1 && u->args[1] >= 0 && u->args[1] <= u->n_args - 2;
+    bool ok = u &&
+              (spec->eval_type == CS_PY_EVAL_GROUPED_MAP_PANDAS_UDF ||
+               spec->eval_type == CS_PY_EVAL_GROUPED_MAP_ARROW_UDF) &&
+              u->n_args >= 2 && u->args[0] == u->n_args - 1 && u->args[1] >= 0 &&
+              u->args[1] <= u->n_args - 2;
     for (int i = 2; ok && i < u->n_args; i++)
         ok = u->args[i] >= 0 && u->args[i] < in->n_fields;
     for (int i = 0; ok && i < u->args[1]; i++)
@@ -345,7 +369,7 @@ cs_sql_op *cs_sql_op_python_group_map(cs_sql_op *child, const cs_py_eval_spec *s
         return NULL;
     }
     py_group_op *o = cs_xcalloc(1, sizeof *o);
-    o->eval_type = CS_PY_EVAL_GROUPED_MAP_PANDAS_UDF;
+    o->eval_type = spec->eval_type;
     o->python = cs_xstrdup(spec->python ? spec->python : "python3");
     o->python_ver = cs_xstrdup(spec->python_ver ? spec->python_ver : "");
     o->command = cs_xmalloc(u->command_len + 1);
@@ -358,7 +382,15 @@ cs_sql_op *cs_sql_op_python_group_map(cs_sql_op *child, const cs_py_eval_spec *s
     o->keys = cs_xcalloc((size_t)o->n_keys + 1, sizeof *o->keys);
     for (int i = 0; i < o->n_keys; i++)
         o->keys[i] = (cs_sort_key){u->args[2 + i], false, true};
-    cs_sql_op_init(&o->base, &grp_vt, schema, &child, 1);
+    bool arrow = spec->eval_type == CS_PY_EVAL_GROUPED_MAP_ARROW_UDF;
+    if (arrow) { /* every column, in one struct: the offsets are its fields' */
+        int *all = cs_xcalloc((size_t)in->n_fields + 1, sizeof *all);
+        for (int i = 0; i < in->n_fields; i++)
+            all[i] = i;
+        wrap_schema(o, in, all, in->n_fields);
+        free(all);
+    }
+    cs_sql_op_init(&o->base, arrow ? &grp_arrow_vt : &grp_vt, schema, &child, 1);
     return &o->base;
 }
 
@@ -387,18 +419,7 @@ cs_sql_op *cs_sql_op_python_map_in_batch(cs_sql_op *child, const cs_py_eval_spec
     o->command = cs_xmalloc(u->command_len + 1);
     memcpy(o->command, u->command, u->command_len);
     o->command_len = u->command_len;
-    o->n_cols = u->n_args;
-    o->cols = cs_xcalloc((size_t)u->n_args, sizeof *o->cols);
-    memcpy(o->cols, u->args, sizeof *o->cols * (size_t)u->n_args);
-    cs_col_field *fields = cs_xcalloc((size_t)u->n_args, sizeof *fields);
-    for (int i = 0; i < u->n_args; i++) {
-        fields[i] = in->fields[u->args[i]];
-        fields[i].type = cs_col_type_ref(in->fields[u->args[i]].type);
-    }
-    cs_col_field wrapper = {
-        .name = (char *)"struct", .type = cs_col_type_struct(fields, u->n_args), .nullable = false};
-    free(fields);
-    o->sent_schema = cs_col_type_struct(&wrapper, 1);
+    wrap_schema(o, in, u->args, u->n_args);
     o->keys = cs_xcalloc(1, sizeof *o->keys);
     cs_sql_op_init(
         &o->base, spec->eval_type == CS_PY_EVAL_MAP_ARROW_ITER_UDF ? &map_arrow_vt : &map_pandas_vt,

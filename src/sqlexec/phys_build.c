@@ -450,7 +450,9 @@ static cs_sql_op *build_nested_loop_join(const cs_phys_node *n, cs_sql_op *left,
 static cs_sql_op *build_python_eval(const cs_phys_node *n, cs_sql_op *child, cs_error *err)
 {
     int base = child->schema->n_fields;
-    if (n->py_eval_type == CS_PY_EVAL_GROUPED_MAP_PANDAS_UDF && n->schema && n->n_py_udfs == 1) {
+    if ((n->py_eval_type == CS_PY_EVAL_GROUPED_MAP_PANDAS_UDF ||
+         n->py_eval_type == CS_PY_EVAL_GROUPED_MAP_ARROW_UDF) &&
+        n->schema && n->n_py_udfs == 1) {
         cs_py_eval_udf u = {NULL,
                             n->py_udfs[0].command,
                             n->py_udfs[0].command_len,

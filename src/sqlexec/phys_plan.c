@@ -152,6 +152,8 @@ const char *cs_phys_node_name(const cs_phys_node *n)
             return "BatchEvalPython";
         case 201:
             return "FlatMapGroupsInPandas";
+        case 209:
+            return "FlatMapGroupsInArrow";
         case 205:
             return "MapInPandas";
         case 207:

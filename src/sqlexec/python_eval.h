@@ -43,8 +43,8 @@ typedef struct cs_py_eval_spec {
 /* Output: the child's columns, then one column per UDF (nullable, of its result type). */
 cs_sql_op *cs_sql_op_python_eval(cs_sql_op *child, const cs_py_eval_spec *spec, cs_error *err);
 
-/* FlatMapGroupsInPandas (op_python_group_map.c): the child sorted by the grouping keys; one UDF
- * of eval type 201 whose args are Spark's grouped offsets ([length, number of keys, key
+/* FlatMapGroupsInPandas / FlatMapGroupsInArrow (op_python_group_map.c): the child sorted by the
+ * grouping keys; one UDF of eval type 201 (applyInPandas) or 209 (applyInArrow) whose args are Spark's grouped offsets ([length, number of keys, key
  * ordinals..., value ordinals...]); its result_type is not used: the output is schema (a struct
  * type, taken over), the fields of the function's declared type. */
 cs_sql_op *cs_sql_op_python_group_map(cs_sql_op *child, const cs_py_eval_spec *spec,

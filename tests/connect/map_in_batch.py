@@ -1,4 +1,4 @@
-"""map_in_batch.py — mapInPandas and mapInArrow from the pinned PySpark client against a Spark
+"""map_in_batch.py — mapInPandas, mapInArrow and applyInArrow from the pinned PySpark client against a Spark
 Connect server: run by tests/connect/map_in_batch.sh against cspark-connect-server and by
 tests/connect/map_in_batch_spark.sh against both cspark's and Apache Spark 4.0.1's own server.
 
@@ -70,6 +70,16 @@ def arrow_strings(it):
              pa.array(t["n"], pa.int32())], names=["s", "n"])
 
 
+def arrow_group_sum(table):
+    return pa.table({"k": pa.array([table.column("k")[0].as_py()], pa.int64()),
+                     "total": pa.array([pc.sum(table.column("id")).as_py()], pa.int64())})
+
+
+def arrow_group_with_key(key, table):
+    return pa.table({"k": pa.array([key[0].as_py()], pa.int64()),
+                     "n": pa.array([table.num_rows], pa.int64())})
+
+
 def nothing(it):
     for _ in it:
         pass
@@ -104,6 +114,10 @@ frames = {
     "pandas_no_rows": spark.range(0, 10, 1, 2).mapInPandas(nothing, "id long"),
     "pandas_over_filter": spark.range(0, 30, 1, 2).filter("id > 24").mapInPandas(
         evens, "id long"),
+    "arrow_grouped": spark.range(0, 100, 1, 3).withColumn("k", F.col("id") % 4).groupBy("k")
+    .applyInArrow(arrow_group_sum, "k long, total long"),
+    "arrow_grouped_key": spark.range(0, 90, 1, 2).withColumn("k", F.col("id") % 7).groupBy("k")
+    .applyInArrow(arrow_group_with_key, "k long, n long"),
     "arrow_double": spark.range(0, 40, 1, 3).mapInArrow(arrow_double, "x long"),
     "arrow_strings": people.select("name", F.col("age").alias("n")).mapInArrow(
         arrow_strings, "s string, n int"),
@@ -139,6 +153,10 @@ check(sum(eval(r[1]) for r in results["pandas_then_aggregate"]["rows"])
       == sum(i * i for i in range(50)), "an aggregate over mapInPandas")
 check(results["pandas_no_rows"]["rows"] == [], "a function that yields nothing")
 check(values("pandas_over_filter") == [26, 28], "mapInPandas over a filter")
+check(sorted(eval(r[1]) for r in results["arrow_grouped"]["rows"])
+      == sorted(sum(i for i in range(100) if i % 4 == k) for k in range(4)), "applyInArrow")
+check(sum(eval(r[1]) for r in results["arrow_grouped_key"]["rows"]) == 90,
+      "applyInArrow with the key")
 check(values("arrow_double") == [2 * i for i in range(40)], "mapInArrow")
 check(["'ANN'", "31"] in results["arrow_strings"]["rows"] and
       ["None", "7"] in results["arrow_strings"]["rows"], "mapInArrow over strings and nulls")
