@@ -44,9 +44,10 @@ typedef struct cs_py_eval_spec {
 cs_sql_op *cs_sql_op_python_eval(cs_sql_op *child, const cs_py_eval_spec *spec, cs_error *err);
 
 /* FlatMapGroupsInPandas / FlatMapGroupsInArrow (op_python_group_map.c): the child sorted by the
- * grouping keys; one UDF of eval type 201 (applyInPandas) or 209 (applyInArrow) whose args are Spark's grouped offsets ([length, number of keys, key
- * ordinals..., value ordinals...]); its result_type is not used: the output is schema (a struct
- * type, taken over), the fields of the function's declared type. */
+ * grouping keys; one UDF of eval type 201 (applyInPandas) or 209 (applyInArrow) whose args are
+ * Spark's grouped offsets ([length, number of keys, key ordinals..., value ordinals...]); its
+ * result_type is not used: the output is schema (a struct type, taken over), the fields of the
+ * function's declared type. */
 cs_sql_op *cs_sql_op_python_group_map(cs_sql_op *child, const cs_py_eval_spec *spec,
                                       cs_col_type *schema, cs_error *err);
 
