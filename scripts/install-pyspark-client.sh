@@ -10,7 +10,9 @@
 #       protobuf (its generated modules need protobuf 6.33), googleapis-common-protos, zstandard
 #       and pyyaml it requires.
 #
-# Used by tests/connect/*.sh; the product never needs it.
+# Used by tests/connect/*.sh, and by scripts/connect-protos.sh, which reads the Spark Connect
+# protocol's descriptors from the 4.1 package's generated modules at configure time; the product
+# never runs or links it.
 #
 #   scripts/install-pyspark-client.sh [4.0|4.1]  -> prints e.g. ~/.cache/cspark/pyspark-client-4.0.1/python3
 #

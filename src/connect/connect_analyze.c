@@ -14,7 +14,13 @@
  *   same_semantics  the two resolved plans print the same once expression ids are set aside
  *   semantic_hash   a hash of that same text
  *
- * persist, unpersist, get_storage_level and json_to_ddl are refused with UNSUPPORTED_FEATURE.
+ *   persist         the relation is persisted in the session (connect_persist.c): computed by
+ *                   the first action that reads it, then read from the kept rows; the storage
+ *                   level asked (Dataset.persist()'s MEMORY_AND_DISK when none) is remembered
+ *   unpersist       the relation and its kept rows are forgotten
+ *   get_storage_level  the level it was persisted with, StorageLevel.NONE when it is not
+ *
+ * json_to_ddl is refused with UNSUPPORTED_FEATURE.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -26,6 +32,7 @@
 #include "connect/connect_plan.h"
 #include "connect/connect_types.h"
 #include "spark/connect/base.pb-c.h"
+#include "spark/connect/common.pb-c.h"
 #include "sql/logical_plan.h"
 #include "sql/sql_arena.h"
 #include "sql/sql_parser.h"
@@ -244,6 +251,13 @@ void cs_connect_analyze_run(cs_connect_service *svc, connect_work *w)
         SPARK__CONNECT__ANALYZE_PLAN_RESPONSE__SAME_SEMANTICS__INIT;
     Spark__Connect__AnalyzePlanResponse__SemanticHash r_hash =
         SPARK__CONNECT__ANALYZE_PLAN_RESPONSE__SEMANTIC_HASH__INIT;
+    Spark__Connect__AnalyzePlanResponse__Persist r_persist =
+        SPARK__CONNECT__ANALYZE_PLAN_RESPONSE__PERSIST__INIT;
+    Spark__Connect__AnalyzePlanResponse__Unpersist r_unpersist =
+        SPARK__CONNECT__ANALYZE_PLAN_RESPONSE__UNPERSIST__INIT;
+    Spark__Connect__AnalyzePlanResponse__GetStorageLevel r_level =
+        SPARK__CONNECT__ANALYZE_PLAN_RESPONSE__GET_STORAGE_LEVEL__INIT;
+    Spark__Connect__StorageLevel level_msg = SPARK__CONNECT__STORAGE_LEVEL__INIT;
 
     cs_sql_session *sql = cs_connect_session_sql(svc, w->sess, &err);
     if (!sql) {
@@ -346,6 +360,42 @@ void cs_connect_analyze_run(cs_connect_service *svc, connect_work *w)
         r_hash.result = (int32_t)h;
         resp.result_case = SPARK__CONNECT__ANALYZE_PLAN_RESPONSE__RESULT_SEMANTIC_HASH;
         resp.semantic_hash = &r_hash;
+        break;
+    }
+    case SPARK__CONNECT__ANALYZE_PLAN_REQUEST__ANALYZE_PERSIST: {
+        /* Dataset.persist()'s MEMORY_AND_DISK when the client names no level */
+        cs_connect_storage_level lv = {true, true, false, true, 1};
+        const Spark__Connect__AnalyzePlanRequest__Persist *pr = req->persist;
+        if (pr->_storage_level_case && pr->storage_level) {
+            const Spark__Connect__StorageLevel *l = pr->storage_level;
+            lv = (cs_connect_storage_level){l->use_disk, l->use_memory, l->use_off_heap,
+                                            l->deserialized, l->replication};
+        }
+        /* resolved first, as Spark's Dataset is: a plan that cannot run is refused here */
+        cs_logical_plan *p = NULL;
+        rc = cs_connect_relation_plan(sql, a, pr->relation, &p, &err);
+        if (rc == 0) rc = cs_sql_session_analyze(sql, a, p, &resolved, &err);
+        if (rc == 0) rc = cs_connect_persist(w->sess, pr->relation, &lv, &err);
+        resp.result_case = SPARK__CONNECT__ANALYZE_PLAN_RESPONSE__RESULT_PERSIST;
+        resp.persist = &r_persist;
+        break;
+    }
+    case SPARK__CONNECT__ANALYZE_PLAN_REQUEST__ANALYZE_UNPERSIST:
+        cs_connect_unpersist(w->sess, req->unpersist->relation);
+        resp.result_case = SPARK__CONNECT__ANALYZE_PLAN_RESPONSE__RESULT_UNPERSIST;
+        resp.unpersist = &r_unpersist;
+        break;
+    case SPARK__CONNECT__ANALYZE_PLAN_REQUEST__ANALYZE_GET_STORAGE_LEVEL: {
+        cs_connect_storage_level lv =
+            cs_connect_storage_level_of(w->sess, req->get_storage_level->relation);
+        level_msg.use_disk = lv.use_disk;
+        level_msg.use_memory = lv.use_memory;
+        level_msg.use_off_heap = lv.use_off_heap;
+        level_msg.deserialized = lv.deserialized;
+        level_msg.replication = lv.replication;
+        r_level.storage_level = &level_msg;
+        resp.result_case = SPARK__CONNECT__ANALYZE_PLAN_RESPONSE__RESULT_GET_STORAGE_LEVEL;
+        resp.get_storage_level = &r_level;
         break;
     }
     default:

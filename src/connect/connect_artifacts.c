@@ -14,7 +14,11 @@
  *
  * Before an operation is translated, cs_connect_resolve_cached replaces every CachedLocalRelation
  * in its request (found by walking the message through its protobuf-c descriptors) by the
- * LocalRelation of the cached bytes, as Spark's planner reads the cached block.
+ * LocalRelation of the cached bytes, as Spark's planner reads the cached block. With 4.1's
+ * protocol (CSPARK_CONNECT_PROTOCOL_41), a ChunkedCachedLocalRelation (what the 4.1 client sends
+ * for createDataFrame above the cache threshold) names its data chunks, each an Arrow IPC stream
+ * cached as an artifact, and optionally the artifact of its schema string: it becomes one
+ * LocalRelation whose stream holds every chunk's batches in order, with that schema.
  *
  * Ownership: the session owns its artifacts (bytes copied from the request), freed when the
  * session is released or the service freed. A resolved LocalRelation is owned by the request it
@@ -26,6 +30,7 @@
 #include <zlib.h>
 
 #include "common/log.h"
+#include "formats/arrow_ipc.h"
 #include "common/strutil.h"
 #include "connect/connect_internal.h"
 #include "spark/connect/base.pb-c.h"
@@ -320,6 +325,104 @@ static int resolve_one(connect_session *s, Spark__Connect__Relation *rel, cs_err
     return 0;
 }
 
+#ifdef CSPARK_CONNECT_PROTOCOL_41
+static int chunk_missing(connect_session *s, const char *hash, cs_error *err)
+{
+    return cs_sql_error_set(err, CS_ENOTFOUND, "INTERNAL_ERROR", "XX000",
+                            "Not found any cached local relation with the hash: %s in the "
+                            "session with sessionUUID %s.",
+                            hash, s->session_id);
+}
+
+/* The batches of every data chunk (an Arrow IPC stream each) as one stream into out. */
+static int join_chunks(connect_session *s, const Spark__Connect__ChunkedCachedLocalRelation *c,
+                       cs_sbuf *out, cs_error *err)
+{
+    cs_ipc_writer *w = NULL;
+    cs_col_type *first = NULL; /* the first chunk's schema: every chunk's */
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < c->n_datahashes; i++) {
+        char name[200];
+        snprintf(name, sizeof name, CACHE_PREFIX "%s", c->datahashes[i]);
+        connect_artifact *a = find_artifact(s, name);
+        if (!a) {
+            rc = chunk_missing(s, c->datahashes[i], err);
+            break;
+        }
+        cs_ipc_mem_source src = {a->data, a->len, 0};
+        cs_ipc_reader *r = NULL;
+        rc = cs_ipc_reader_open(NULL, cs_ipc_read_mem, &src, "a client's local relation chunk", &r,
+                                err);
+        if (rc != 0) break;
+        if (!w) {
+            first = cs_col_type_ref((cs_col_type *)cs_ipc_reader_schema(r));
+            w = cs_ipc_writer_new(first, cs_ipc_write_sbuf, out);
+        } else if (!cs_col_type_equal(cs_ipc_reader_schema(r), first)) {
+            rc = cs_sql_error_set(err, CS_EINVAL, "INTERNAL_ERROR", "XX000",
+                                  "The chunks of a cached local relation have different "
+                                  "schemas.");
+        }
+        for (;;) {
+            cs_col_batch *b = NULL;
+            int got = rc == 0 ? cs_ipc_reader_next(r, &b, err) : 0;
+            if (got <= 0) {
+                rc = got < 0 ? got : rc;
+                break;
+            }
+            rc = cs_ipc_writer_write(w, b, err);
+            cs_col_batch_unref(b);
+        }
+        cs_ipc_reader_free(r);
+    }
+    if (rc == 0 && w) rc = cs_ipc_writer_close(w, err);
+    cs_ipc_writer_free(w);
+    if (first) cs_col_type_unref(first);
+    return rc;
+}
+
+/* rel (a ChunkedCachedLocalRelation) becomes the LocalRelation of its chunks and schema. Under
+ * svc->lock. */
+static int resolve_chunked(connect_session *s, Spark__Connect__Relation *rel, cs_error *err)
+{
+    const Spark__Connect__ChunkedCachedLocalRelation *c = rel->chunked_cached_local_relation;
+    char *schema = NULL;
+    if (c->_schema_hash_case && c->schemahash) {
+        char name[200];
+        snprintf(name, sizeof name, CACHE_PREFIX "%s", c->schemahash);
+        connect_artifact *a = find_artifact(s, name);
+        if (!a) return chunk_missing(s, c->schemahash, err);
+        schema = cs_xmalloc(a->len + 1);
+        memcpy(schema, a->data, a->len);
+        schema[a->len] = '\0';
+    }
+    cs_sbuf data = CS_SBUF_INIT;
+    int rc = c->n_datahashes ? join_chunks(s, c, &data, err) : 0;
+    if (rc != 0) {
+        free(schema);
+        cs_sbuf_free(&data);
+        return rc;
+    }
+    /* freed with the request by protobuf_c_message_free_unpacked (the default allocator) */
+    Spark__Connect__LocalRelation *lr = cs_xmalloc(sizeof *lr);
+    spark__connect__local_relation__init(lr);
+    if (c->n_datahashes) {
+        lr->_data_case = SPARK__CONNECT__LOCAL_RELATION___DATA_DATA;
+        lr->data.len = data.len;
+        lr->data.data = cs_xmalloc(data.len ? data.len : 1);
+        memcpy(lr->data.data, data.data, data.len);
+    }
+    cs_sbuf_free(&data);
+    if (schema) {
+        lr->_schema_case = SPARK__CONNECT__LOCAL_RELATION___SCHEMA_SCHEMA;
+        lr->schema = schema;
+    }
+    protobuf_c_message_free_unpacked(&rel->chunked_cached_local_relation->base, NULL);
+    rel->rel_type_case = SPARK__CONNECT__RELATION__REL_TYPE_LOCAL_RELATION;
+    rel->local_relation = lr;
+    return 0;
+}
+#endif
+
 static int walk(connect_session *s, ProtobufCMessage *m, int depth, cs_error *err)
 {
     if (!m || depth > MAX_DEPTH) return 0;
@@ -328,6 +431,10 @@ static int walk(connect_session *s, ProtobufCMessage *m, int depth, cs_error *er
         Spark__Connect__Relation *rel = (Spark__Connect__Relation *)m;
         if (rel->rel_type_case == SPARK__CONNECT__RELATION__REL_TYPE_CACHED_LOCAL_RELATION)
             return resolve_one(s, rel, err);
+#ifdef CSPARK_CONNECT_PROTOCOL_41
+        if (rel->rel_type_case == SPARK__CONNECT__RELATION__REL_TYPE_CHUNKED_CACHED_LOCAL_RELATION)
+            return resolve_chunked(s, rel, err);
+#endif
     }
     for (unsigned i = 0; i < d->n_fields; i++) {
         const ProtobufCFieldDescriptor *f = &d->fields[i];

@@ -386,6 +386,30 @@ static int show_string(cs_connect_service *svc, connect_op *op, cs_sql_session *
     return rc;
 }
 
+/* A persisted relation's rows, computed as the operation's own statement (its job group, its
+ * interruption), for connect_persist.c. */
+typedef struct persist_run {
+    cs_connect_service *svc;
+    connect_op *op;
+    cs_sql_session *sql;
+} persist_run;
+
+static int run_persisted(void *arg, const Spark__Connect__Relation *rel, cs_sql_result *out,
+                         cs_error *err)
+{
+    persist_run *r = arg;
+    cs_sql_arena *a = cs_sql_arena_new();
+    cs_logical_plan *p;
+    bool kept = false;
+    int rc = cs_connect_relation_plan(r->sql, a, rel, &p, err);
+    if (rc == 0) {
+        cs_sql_statement st = {.kind = CS_STMT_QUERY, .plan = p};
+        rc = run_statement(r->svc, r->op, r->sql, a, &st, "cache", out, &kept, err);
+    }
+    if (!kept) cs_sql_arena_free(a);
+    return rc;
+}
+
 void cs_connect_execute_run(cs_connect_service *svc, connect_work *w)
 {
     connect_op *op = w->op;
@@ -408,6 +432,9 @@ void cs_connect_execute_run(cs_connect_service *svc, connect_work *w)
         rc = err.code ? err.code : CS_EINVAL;
     } else if ((rc = cs_connect_resolve_cached(svc, w->sess, &req->base, &err)) != 0) {
         /* a CachedLocalRelation whose artifact is not there */
+    } else if ((rc = cs_connect_persisted_use(w->sess, &req->base, run_persisted,
+                                              &(persist_run){svc, op, sql}, &err)) != 0) {
+        /* a persisted relation whose first computation failed */
     } else if (plan && plan->op_type_case == SPARK__CONNECT__PLAN__OP_TYPE_ROOT && plan->root &&
                plan->root->rel_type_case == SPARK__CONNECT__RELATION__REL_TYPE_CATALOG) {
         cs_sql_result res;

@@ -37,7 +37,9 @@
 
 typedef struct connect_session connect_session;
 typedef struct connect_op connect_op;
-typedef struct connect_artifact connect_artifact; /* connect_artifacts.c */
+typedef struct connect_artifact connect_artifact;   /* connect_artifacts.c */
+typedef struct connect_persisted connect_persisted; /* connect_persist.c */
+typedef struct Spark__Connect__Relation Spark__Connect__Relation;
 
 /* One response of an operation, kept until the client releases it. */
 typedef struct connect_response {
@@ -75,7 +77,8 @@ struct connect_session {
     bool released;       /* (L) */
     bool busy;           /* (L) a work of the session runs */
     connect_op *ops;     /* (L) */
-    connect_artifact *artifacts; /* (L) what AddArtifacts uploaded (connect_artifacts.c) */
+    connect_artifact *artifacts;  /* (L) what AddArtifacts uploaded (connect_artifacts.c) */
+    connect_persisted *persisted; /* its works' only: persisted relations (connect_persist.c) */
     /* (L) the errors FetchErrorDetails may ask about (the last few) */
     struct {
         char id[40];
@@ -169,12 +172,33 @@ int cs_connect_resolve_cached(cs_connect_service *svc, connect_session *sess,
 /* Frees the session's artifacts (under svc->lock). */
 void cs_connect_artifacts_free(connect_session *s);
 
+/* ---- connect_persist.c (the session's work thread) ---- */
+/* Spark's StorageLevel as the client gives it (NONE: all false, replication 1). */
+typedef struct cs_connect_storage_level {
+    bool use_disk, use_memory, use_off_heap, deserialized;
+    int32_t replication;
+} cs_connect_storage_level;
+/* Marks rel persisted with level (a relation persisted already keeps its first level). */
+int cs_connect_persist(connect_session *s, const Spark__Connect__Relation *rel,
+                       const cs_connect_storage_level *level, cs_error *err);
+/* Forgets rel and its kept rows: whether it was persisted. */
+bool cs_connect_unpersist(connect_session *s, const Spark__Connect__Relation *rel);
+cs_connect_storage_level cs_connect_storage_level_of(connect_session *s,
+                                                     const Spark__Connect__Relation *rel);
+/* Runs rel as a query for its rows (0 and *out, which the callee fills and the caller frees). */
+typedef int (*cs_connect_relation_runner)(void *arg, const Spark__Connect__Relation *rel,
+                                          cs_sql_result *out, cs_error *err);
+/* Replaces every persisted relation in request (a whole unpacked request, changed in place) by
+ * the LocalRelation of its rows, computing them first through run when it is their first use. */
+int cs_connect_persisted_use(connect_session *s, ProtobufCMessage *request,
+                             cs_connect_relation_runner run, void *arg, cs_error *err);
+void cs_connect_persisted_free(connect_session *s);
+
 /* ---- connect_config.c, connect_analyze.c (the work's thread) ---- */
 void cs_connect_config_run(cs_connect_service *svc, connect_work *w);
 void cs_connect_analyze_run(cs_connect_service *svc, connect_work *w);
 
 /* ---- shared by execute and analyze (connect_analyze.c) ---- */
-typedef struct Spark__Connect__Relation Spark__Connect__Relation;
 typedef struct cs_sql_arena cs_sql_arena;
 typedef struct cs_logical_plan cs_logical_plan;
 /* A relation as an unresolved plan (the `sql` relation parsed here when it has no arguments,

@@ -338,6 +338,7 @@ static void run_one(cs_connect_service *svc, connect_work *w)
     case WORK_DROP_SESSION:
         cs_sql_session_free(w->sess->sql);
         w->sess->sql = NULL;
+        cs_connect_persisted_free(w->sess);
         break;
     }
     if (w->request) protobuf_c_message_free_unpacked(w->request, NULL);
@@ -451,6 +452,7 @@ void cs_connect_service_run(cs_connect_service *svc)
         if (w->kind == WORK_DROP_SESSION) {
             cs_sql_session_free(w->sess->sql);
             w->sess->sql = NULL;
+            cs_connect_persisted_free(w->sess);
         }
         if (w->request) protobuf_c_message_free_unpacked(w->request, NULL);
         if (w->op) {

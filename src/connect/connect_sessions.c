@@ -129,6 +129,7 @@ void cs_connect_sessions_free(cs_connect_service *svc)
         }
         cs_sql_session_free(s->sql);
         cs_connect_artifacts_free(s);
+        cs_connect_persisted_free(s);
         free(s->session_id);
         free(s->user_id);
         free(s);

@@ -443,17 +443,21 @@ static int alias(cs_cp *c, const Spark__Connect__Expression__Alias *a, cs_sql_ex
  * time, scalar pandas) becomes a PYTHON_UDF call over its arguments (SparkConnectPlanner's
  * transformPythonUDF). */
 int cs_cp_python_udf(cs_cp *c, const Spark__Connect__CommonInlineUserDefinedFunction *f,
-                     bool grouped_map, cs_sql_expr **out)
+                     cs_cp_udf_place place, cs_sql_expr **out)
 {
     const char *name = f->function_name && f->function_name[0] ? f->function_name : "udf";
     if (f->function_case !=
         SPARK__CONNECT__COMMON_INLINE_USER_DEFINED_FUNCTION__FUNCTION_PYTHON_UDF)
         return cs_cp_unsupported(c, "user-defined functions that are not Python UDFs (%s)", name);
     const Spark__Connect__PythonUDF *p = f->python_udf;
-    bool scalar = p->eval_type == 100 || p->eval_type == 101 || p->eval_type == 200;
-    if (grouped_map ? p->eval_type != 201 : !scalar)
-        return cs_cp_unsupported(c, "Python UDFs of eval type %d %s (%s)", (int)p->eval_type,
-                                 grouped_map ? "in applyInPandas" : "in an expression", name);
+    int t = p->eval_type;
+    bool ok = place == CS_CP_UDF_GROUP_MAP  ? t == 201 || t == 209
+              : place == CS_CP_UDF_MAP_ITER ? t == 205 || t == 207
+                                            : t == 100 || t == 101 || t == 200;
+    static const char *const where[] = {"in an expression", "in applyInPandas / applyInArrow",
+                                        "in mapInPandas / mapInArrow"};
+    if (!ok)
+        return cs_cp_unsupported(c, "Python UDFs of eval type %d %s (%s)", t, where[place], name);
     if (!p->output_type) return cs_cp_invalid(c, "Python UDF %s without an output type", name);
     if (f->is_distinct) return cs_cp_unsupported(c, "DISTINCT calls of a Python UDF (%s)", name);
     cs_col_type *type;
@@ -534,7 +538,8 @@ static int expression(cs_cp *c, const Spark__Connect__Expression *e, cs_sql_expr
     case SPARK__CONNECT__EXPRESSION__EXPR_TYPE_UPDATE_FIELDS:
         return cs_cp_update_fields(c, e->update_fields, out);
     case SPARK__CONNECT__EXPRESSION__EXPR_TYPE_COMMON_INLINE_USER_DEFINED_FUNCTION:
-        return cs_cp_python_udf(c, e->common_inline_user_defined_function, false, out);
+        return cs_cp_python_udf(c, e->common_inline_user_defined_function, CS_CP_UDF_EXPRESSION,
+                                out);
     case SPARK__CONNECT__EXPRESSION__EXPR_TYPE_SUBQUERY_EXPRESSION:
         return cs_cp_unsupported(c, "DataFrame subquery expressions");
     case SPARK__CONNECT__EXPRESSION__EXPR_TYPE_MERGE_ACTION:

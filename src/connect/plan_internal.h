@@ -86,10 +86,15 @@ int cs_cp_expression(cs_cp *c, const Spark__Connect__Expression *e, cs_sql_expr 
 /* n expressions into an arena array (*out NULL when n is 0). */
 int cs_cp_expressions(cs_cp *c, Spark__Connect__Expression *const *es, size_t n,
                       cs_sql_expr ***out);
-/* A Python UDF call (plan_expressions.c): a scalar one (row at a time, pandas), or with
- * grouped_map the function of applyInPandas. */
+/* Where a Python UDF is called, which decides the eval types it may have. */
+typedef enum cs_cp_udf_place {
+    CS_CP_UDF_EXPRESSION, /* a scalar one: row at a time (100, 101), pandas (200) */
+    CS_CP_UDF_GROUP_MAP,  /* the function of applyInPandas (201) or applyInArrow (209) */
+    CS_CP_UDF_MAP_ITER    /* the function of mapInPandas (205) or mapInArrow (207) */
+} cs_cp_udf_place;
+/* A Python UDF call (plan_expressions.c) of an eval type the place allows. */
 int cs_cp_python_udf(cs_cp *c, const Spark__Connect__CommonInlineUserDefinedFunction *f,
-                     bool grouped_map, cs_sql_expr **out);
+                     cs_cp_udf_place place, cs_sql_expr **out);
 int cs_cp_sort_order(cs_cp *c, const Spark__Connect__Expression__SortOrder *o, cs_sql_expr **out);
 
 /* The relations of plan_aggregate.c, plan_sql.c, plan_local_relation.c, plan_columns.c. */

@@ -22,10 +22,12 @@
  *   repartition          Repartition(n, shuffle); repartition_by_expression
  *                        RepartitionByExpression(exprs, n)
  *   hint                 UnresolvedHint(name, parameters)
+ *   group_map            FlatMapGroupsInPandas (applyInPandas)
+ *   map_partitions       MapInPandas / MapInArrow (mapInPandas, mapInArrow)
  *   unresolved_table_valued_function   the table-valued function in FROM (spark.tvf)
  * Refused with UNSUPPORTED_FEATURE, naming the kind: tail, transpose,
  * streaming reads, multi-path and JDBC reads, randomSplit samples, repartitionByRange, user
- * function relations (map_partitions, group_map, co_group_map, apply_in_pandas_with_state,
+ * function relations (co_group_map, apply_in_pandas_with_state,
  * Python table functions and data sources), cached local/remote relations, crosstab,
  * approxQuantile, sampleBy, catalog relations (the server answers those), ML,
  * extensions.
@@ -146,7 +148,8 @@ static int filter(cs_cp *c, const Spark__Connect__Filter *r, cs_logical_plan **o
     return 0;
 }
 
-/* groupBy(...).applyInPandas(f, schema): FlatMapGroupsInPandas of the grouping expressions and
+/* groupBy(...).applyInPandas(f, schema) and applyInArrow: FlatMapGroupsInPandas (InArrow) of the
+ * grouping expressions and
  * the grouped map UDF over the input's columns (SparkConnectPlanner's transformGroupMap). */
 static int group_map(cs_cp *c, const Spark__Connect__GroupMap *r, cs_logical_plan **out)
 {
@@ -162,7 +165,22 @@ static int group_map(cs_cp *c, const Spark__Connect__GroupMap *r, cs_logical_pla
                                 &p->exprs)) != 0)
         return rc;
     p->n_exprs = (int)r->n_grouping_expressions;
-    if ((rc = cs_cp_python_udf(c, r->func, true, &p->generator)) != 0) return rc;
+    if ((rc = cs_cp_python_udf(c, r->func, CS_CP_UDF_GROUP_MAP, &p->generator)) != 0) return rc;
+    *out = p;
+    return 0;
+}
+
+/* mapInPandas / mapInArrow: MapInPandas or MapInArrow of the UDF over the input's columns
+ * (SparkConnectPlanner's transformMapPartitions). Barrier mode runs as any stage: the rows are the
+ * same. */
+static int map_partitions(cs_cp *c, const Spark__Connect__MapPartitions *r, cs_logical_plan **out)
+{
+    cs_logical_plan *in;
+    int rc = cs_cp_input(c, r->input, "MapPartitions", &in);
+    if (rc) return rc;
+    if (!r->func) return cs_cp_invalid(c, "MapPartitions needs a function");
+    cs_logical_plan *p = unary(c, CS_LP_PYTHON_MAP_IN_BATCH, in);
+    if ((rc = cs_cp_python_udf(c, r->func, CS_CP_UDF_MAP_ITER, &p->generator)) != 0) return rc;
     *out = p;
     return 0;
 }
@@ -491,12 +509,13 @@ static int relation(cs_cp *c, const Spark__Connect__Relation *r, cs_logical_plan
     case SPARK__CONNECT__RELATION__REL_TYPE_GROUP_MAP:
         return group_map(c, r->group_map, out);
     case SPARK__CONNECT__RELATION__REL_TYPE_MAP_PARTITIONS:
+        return map_partitions(c, r->map_partitions, out);
     case SPARK__CONNECT__RELATION__REL_TYPE_CO_GROUP_MAP:
     case SPARK__CONNECT__RELATION__REL_TYPE_APPLY_IN_PANDAS_WITH_STATE:
     case SPARK__CONNECT__RELATION__REL_TYPE_COMMON_INLINE_USER_DEFINED_TABLE_FUNCTION:
     case SPARK__CONNECT__RELATION__REL_TYPE_COMMON_INLINE_USER_DEFINED_DATA_SOURCE:
-        return cs_cp_unsupported(c, "user-defined functions over relations (mapInPandas, "
-                                    "cogrouped maps, Python table functions and data sources)");
+        return cs_cp_unsupported(c, "user-defined functions over relations (cogrouped maps, "
+                                    "Python table functions and data sources)");
     case SPARK__CONNECT__RELATION__REL_TYPE_CACHED_LOCAL_RELATION:
     case SPARK__CONNECT__RELATION__REL_TYPE_CACHED_REMOTE_RELATION:
         return cs_cp_unsupported(c, "cached relations (the server resolves them)");

@@ -609,8 +609,9 @@ static cs_logical_plan *resolve_generate(cs_an_ctx *c, const cs_logical_plan *p)
     return g;
 }
 
-/* applyInPandas: the grouping expressions and the UDF's arguments over the child; the output is
- * one new attribute per field of the UDF's declared struct type. */
+/* applyInPandas, mapInPandas, mapInArrow: the grouping expressions (none for the maps) and the
+ * UDF's arguments over the child; the output is one new attribute per field of the UDF's
+ * declared struct type. */
 static cs_logical_plan *resolve_python_group_map(cs_an_ctx *c, const cs_logical_plan *p)
 {
     cs_logical_plan *g = cs_logical_plan_copy(c->a, p);
@@ -784,6 +785,7 @@ cs_logical_plan *cs_an_plan(cs_an_ctx *c, const cs_logical_plan *p)
     case CS_LP_GENERATE:
         return resolve_generate(c, p);
     case CS_LP_PYTHON_GROUP_MAP:
+    case CS_LP_PYTHON_MAP_IN_BATCH:
         return resolve_python_group_map(c, p);
     case CS_LP_SUBQUERY_ALIAS: {
         cs_logical_plan *child = cs_an_plan(c, p->children[0]);

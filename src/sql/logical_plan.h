@@ -51,8 +51,11 @@ typedef enum cs_plan_kind {
     CS_LP_HINT,                /* UnresolvedHint: name, exprs (BROADCAST(t), MERGE, ...) */
     CS_LP_EXPAND,              /* Expand: projections (GROUPING SETS, ROLLUP, CUBE) */
     CS_LP_TABLE_FUNCTION,      /* UnresolvedTableValuedFunction: name(exprs) in FROM */
-    CS_LP_PYTHON_GROUP_MAP     /* FlatMapGroupsInPandas (applyInPandas): exprs = grouping
+    CS_LP_PYTHON_GROUP_MAP,    /* FlatMapGroupsInPandas (applyInPandas): exprs = grouping
                                   expressions, generator = the grouped map PYTHON_UDF call over
+                                  the child's columns; output: the UDF's struct fields */
+    CS_LP_PYTHON_MAP_IN_BATCH  /* MapInPandas / MapInArrow (mapInPandas, mapInArrow): generator =
+                                  the map iterator PYTHON_UDF call (eval type 205 / 207) over
                                   the child's columns; output: the UDF's struct fields */
 } cs_plan_kind;
 

@@ -940,10 +940,13 @@ static void node_out(const cs_logical_plan *p, cs_sbuf *out)
         cs_sbuf_printf(out, ", %s, ", p->outer ? "true" : "false");
         list_out(p->output, p->n_output, out);
         return;
-    case CS_LP_PYTHON_GROUP_MAP: /* Spark's FlatMapGroupsInPandas */
-        cs_sbuf_puts(out, "FlatMapGroupsInPandas ");
-        list_out(p->exprs, p->n_exprs, out);
-        cs_sbuf_puts(out, ", ");
+    case CS_LP_PYTHON_GROUP_MAP:    /* Spark's FlatMapGroupsInPandas */
+    case CS_LP_PYTHON_MAP_IN_BATCH: /* MapInPandas / MapInArrow: no grouping list */
+        cs_sbuf_puts(out, p->kind == CS_LP_PYTHON_GROUP_MAP            ? "FlatMapGroupsInPandas "
+                          : p->generator->python_udf->eval_type == 207 ? "MapInArrow "
+                                                                       : "MapInPandas ");
+        if (p->kind == CS_LP_PYTHON_GROUP_MAP) list_out(p->exprs, p->n_exprs, out);
+        if (p->kind == CS_LP_PYTHON_GROUP_MAP) cs_sbuf_puts(out, ", ");
         cs_sql_expr_print(p->generator, out);
         cs_sbuf_puts(out, ", ");
         list_out(p->output, p->n_output, out);

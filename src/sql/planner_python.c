@@ -10,6 +10,10 @@
  * over the input; calls nested in others are left for the next round. Equal calls (same function
  * name and arguments, as printed) are evaluated once.
  *
+ * Functions over relations are one PYTHON_EVAL with one UDF whose output is the node's own:
+ * applyInPandas (FlatMapGroupsInPandas, eval type 201) over an Exchange and a Sort by its keys,
+ * mapInPandas / mapInArrow (MapInPandas / MapInArrow, 205 / 207) over the child's partitions.
+ *
  * Called by planner.c. Ownership: as planner.c's (nodes made here join the tree in *in;
  * expressions and attributes in the planner's arena; UDF commands copied into the node).
  */
@@ -161,6 +165,28 @@ int cs_pl_python_udfs(cs_pl_ctx *c, cs_pl_out *in, cs_sql_expr *const *exprs, in
     }
 }
 
+/* The PYTHON_EVAL node of a function over a relation (p's generator, one UDF): output p's,
+ * over child, the UDF's argument offsets args (taken over). */
+static cs_phys_node *relation_udf_node(cs_pl_ctx *c, const cs_logical_plan *p, cs_phys_node *child,
+                                       int *args, int n_args)
+{
+    const cs_sql_python_udf *u = p->generator->python_udf;
+    cs_phys_node *n = cs_pl_node(c, CS_PH_PYTHON_EVAL, p->output, p->n_output, 1);
+    n->children[0] = child;
+    n->py_eval_type = u->eval_type;
+    n->py_python = cs_xstrdup(c->pc->conf.python_exec ? c->pc->conf.python_exec : "python3");
+    n->py_python_ver = cs_xstrdup(u->python_ver);
+    n->n_py_udfs = 1;
+    n->py_udfs = cs_xcalloc(1, sizeof *n->py_udfs);
+    cs_phys_py_udf *d = &n->py_udfs[0];
+    d->command = cs_xmalloc(u->command_len + 1);
+    if (u->command_len) memcpy(d->command, u->command, u->command_len);
+    d->command_len = u->command_len;
+    d->n_args = n_args;
+    d->args = args;
+    return n;
+}
+
 /* Spark's FlatMapGroupsInPandasExec under its required distribution and ordering: an Exchange
  * by the grouping keys (none: a single partition), a Sort by them, then a PYTHON_EVAL of eval
  * type 201 whose one UDF's arguments are Spark's grouped offsets ([length, number of keys,
@@ -190,24 +216,34 @@ int cs_pl_python_group_map(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *ou
         for (int i = 0; i < nk; i++)
             s->sort_keys[i] = (cs_sort_key){ords[i], false, true};
     }
-    cs_phys_node *n = cs_pl_node(c, CS_PH_PYTHON_EVAL, p->output, p->n_output, 1);
-    n->children[0] = in.node;
-    n->py_eval_type = udf->python_udf->eval_type;
-    n->py_python = cs_xstrdup(c->pc->conf.python_exec ? c->pc->conf.python_exec : "python3");
-    n->py_python_ver = cs_xstrdup(udf->python_udf->python_ver);
-    n->n_py_udfs = 1;
-    n->py_udfs = cs_xcalloc(1, sizeof *n->py_udfs);
-    cs_phys_py_udf *d = &n->py_udfs[0];
-    d->command = cs_xmalloc(udf->python_udf->command_len + 1);
-    if (udf->python_udf->command_len)
-        memcpy(d->command, udf->python_udf->command, udf->python_udf->command_len);
-    d->command_len = udf->python_udf->command_len;
-    d->n_args = 2 + nk + nv;
-    d->args = cs_xcalloc((size_t)d->n_args, sizeof *d->args);
-    d->args[0] = 1 + nk + nv;
-    d->args[1] = nk;
-    memcpy(d->args + 2, ords, sizeof *ords * (size_t)(nk + nv));
+    int n_args = 2 + nk + nv;
+    int *args = cs_xcalloc((size_t)n_args, sizeof *args);
+    args[0] = 1 + nk + nv;
+    args[1] = nk;
+    memcpy(args + 2, ords, sizeof *ords * (size_t)(nk + nv));
     free(ords);
-    *out = (cs_pl_out){n, p->output, p->n_output, NULL, 0, 0};
+    *out = (cs_pl_out){
+        relation_udf_node(c, p, in.node, args, n_args), p->output, p->n_output, NULL, 0, 0};
+    return 0;
+}
+
+/* Spark's MapInPandasExec / MapInArrowExec: a PYTHON_EVAL of eval type 205 / 207 over each
+ * partition of the child as it is, its one UDF's arguments the ordinals of the child's columns
+ * it reads, its output p's. */
+int cs_pl_python_map_in_batch(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out)
+{
+    const cs_sql_expr *udf = p->generator;
+    if (!udf || udf->kind != CS_EX_PYTHON_UDF || udf->n_args == 0)
+        return cs_pl_unsupported(c, "this mapInPandas / mapInArrow");
+    cs_pl_out in;
+    if (cs_pl_plan(c, p->children[0], &in) != 0) return -1;
+    int *ords = cs_xcalloc((size_t)udf->n_args + 1, sizeof *ords);
+    if (cs_pl_columns(c, &in, udf->args, udf->n_args, ords) != 0) {
+        free(ords);
+        cs_phys_free(in.node);
+        return -1;
+    }
+    *out = (cs_pl_out){
+        relation_udf_node(c, p, in.node, ords, udf->n_args), p->output, p->n_output, NULL, 0, 0};
     return 0;
 }

@@ -624,7 +624,8 @@ static int fields_from(decoder *d, const Cspark__SqlPlanNode *pb, cs_phys_node *
     case CS_PH_UNION:
         return CS_OK;
     case CS_PH_PYTHON_EVAL: { /* UDF counts are phys_build's to check against the schema */
-        size_t skip = pb->py_eval_type == 201 ? 2 : 0; /* grouped: [length, n_keys, ords...] */
+        /* grouped maps: [length, n_keys, ords...] */
+        size_t skip = pb->py_eval_type == 201 || pb->py_eval_type == 209 ? 2 : 0;
         n->py_eval_type = pb->py_eval_type;
         n->py_python = cs_xstrdup(pb->py_python ? pb->py_python : "");
         n->py_python_ver = cs_xstrdup(pb->py_python_ver ? pb->py_python_ver : "");

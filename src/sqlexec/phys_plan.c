@@ -147,7 +147,20 @@ const char *cs_phys_node_name(const cs_phys_node *n)
     case CS_PH_GENERATE:
         return "Generate";
     case CS_PH_PYTHON_EVAL:
-        return n->py_eval_type == 100 ? "BatchEvalPython" : "ArrowEvalPython";
+        switch (n->py_eval_type) {
+        case 100:
+            return "BatchEvalPython";
+        case 201:
+            return "FlatMapGroupsInPandas";
+        case 209:
+            return "FlatMapGroupsInArrow";
+        case 205:
+            return "MapInPandas";
+        case 207:
+            return "MapInArrow";
+        default:
+            return "ArrowEvalPython";
+        }
     case CS_PH_EXCHANGE:
         return "Exchange";
     case CS_PH_BROADCAST_EXCHANGE:

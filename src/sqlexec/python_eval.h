@@ -1,12 +1,13 @@
 /*
  * python_eval.h — the physical operators that run Python user functions in PySpark workers
  * (python_worker.h): ArrowEvalPython for scalar UDFs (op_python_eval.c; Spark's
- * ArrowEvalPythonExec / BatchEvalPythonExec) and FlatMapGroupsInPandas for applyInPandas
- * (op_python_group_map.c).
+ * ArrowEvalPythonExec / BatchEvalPythonExec), FlatMapGroupsInPandas for applyInPandas and
+ * MapInPandas / MapInArrow for mapInPandas / mapInArrow (op_python_group_map.c).
  *
  * Built by phys_build.c from a PYTHON_EVAL node (phys_plan.h), which the planner (src/sql)
  * puts under a Project or Filter that calls Python UDFs, as Spark's ExtractPythonUDFs does, or
- * over the sorted groups of an applyInPandas (eval type 201).
+ * over the sorted groups of an applyInPandas (eval type 201), or over the partitions of a
+ * mapInPandas / mapInArrow (205 / 207).
  *
  * Ownership: the constructor copies the spec's arrays, strings and commands, takes over the
  * child and each udfs[i].result_type reference; on a bad spec it returns NULL with err set and
@@ -42,11 +43,20 @@ typedef struct cs_py_eval_spec {
 /* Output: the child's columns, then one column per UDF (nullable, of its result type). */
 cs_sql_op *cs_sql_op_python_eval(cs_sql_op *child, const cs_py_eval_spec *spec, cs_error *err);
 
-/* FlatMapGroupsInPandas (op_python_group_map.c): the child sorted by the grouping keys; one UDF
- * of eval type 201 whose args are Spark's grouped offsets ([length, number of keys, key
- * ordinals..., value ordinals...]); its result_type is not used: the output is schema (a struct
- * type, taken over), the fields of the function's declared type. */
+/* FlatMapGroupsInPandas / FlatMapGroupsInArrow (op_python_group_map.c): the child sorted by the
+ * grouping keys; one UDF of eval type 201 (applyInPandas) or 209 (applyInArrow) whose args are
+ * Spark's grouped offsets ([length, number of keys, key ordinals..., value ordinals...]); its
+ * result_type is not used: the output is schema (a struct type, taken over), the fields of the
+ * function's declared type. */
 cs_sql_op *cs_sql_op_python_group_map(cs_sql_op *child, const cs_py_eval_spec *spec,
                                       cs_col_type *schema, cs_error *err);
+
+/* MapInPandas / MapInArrow (op_python_group_map.c): one UDF of eval type 205 or 207 whose args
+ * are the ordinals of the child's columns it reads; they go to the worker as one struct column,
+ * CS_PY_MAP_BATCH_ROWS rows a batch (Spark's spark.sql.execution.arrow.maxRecordsPerBatch
+ * default); the output is schema (a struct type, taken over), as above. */
+#define CS_PY_MAP_BATCH_ROWS 10000
+cs_sql_op *cs_sql_op_python_map_in_batch(cs_sql_op *child, const cs_py_eval_spec *spec,
+                                         cs_col_type *schema, cs_error *err);
 
 #endif /* CSPARK_SQLEXEC_PYTHON_EVAL_H */

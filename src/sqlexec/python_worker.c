@@ -109,7 +109,10 @@ static void put_header(cs_sbuf *b, const cs_py_worker_spec *s)
     for (int u = 0; u < s->n_udfs; u++) {
         const cs_py_udf_command *c = &s->udfs[u];
         put_int(b, c->n_args);
-        bool named_args = s->eval_type != CS_PY_EVAL_GROUPED_MAP_PANDAS_UDF;
+        /* the scalar kinds' offsets may name keyword arguments; the others' are plain */
+        bool named_args = s->eval_type == CS_PY_EVAL_BATCHED_UDF ||
+                          s->eval_type == CS_PY_EVAL_ARROW_BATCHED_UDF ||
+                          s->eval_type == CS_PY_EVAL_SCALAR_PANDAS_UDF;
         for (int a = 0; a < c->n_args; a++) {
             put_int(b, c->arg_offsets[a]);
             if (named_args) put_bool(b, false); /* positional */

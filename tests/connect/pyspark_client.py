@@ -133,6 +133,27 @@ check(errors["syntax"] and errors["syntax"]["is_parse"], "syntax error: %r" % er
 check(errors["syntax"]["class"] == "PARSE_SYNTAX_ERROR", "syntax class: %r" % errors)
 check(errors["divide_by_zero"] and errors["divide_by_zero"]["is_arithmetic"], "1/0: %r" % errors)
 check(errors["divide_by_zero"]["class"] == "DIVIDE_BY_ZERO", "1/0 class: %r" % errors)
+# createDataFrame of a pandas frame above spark.sql.session.localRelationCacheThreshold: the data
+# goes up as cached artifacts (the 4.0 client: one CachedLocalRelation; the 4.1 client: chunks
+# of at most localRelationChunkSizeRows rows and the schema, a ChunkedCachedLocalRelation)
+import pandas as pd  # noqa: E402
+
+spark.conf.set("spark.sql.session.localRelationCacheThreshold", "65536")
+spark.conf.set("spark.sql.session.localRelationChunkSizeRows", "10000")
+n_big = 60000
+big = pd.DataFrame({"id": range(n_big), "s": ["row-%d" % i for i in range(n_big)],
+                    "x": [i * 0.25 for i in range(n_big)]})
+df_big = spark.createDataFrame(big)
+back = df_big.toPandas()
+check(back.equals(big), "a large pandas frame comes back whole: %r" % (back.shape,))
+check(df_big.filter("id % 1000 = 7").count() == 60, "a query over a large pandas frame")
+results["large_pandas"] = {
+    "schema": df_big.schema.simpleString(),
+    "rows": [len(back), int(back["id"].sum()), back["s"].iloc[-1]],
+    "pandas": {"columns": list(back.columns), "rows": len(back)},
+}
+spark.conf.unset("spark.sql.session.localRelationCacheThreshold")
+spark.conf.unset("spark.sql.session.localRelationChunkSizeRows")
 # the session goes on after errors
 check(spark.sql("SELECT 41 + 1 AS x").collect()[0][0] == 42, "a query after errors")
 
