@@ -71,6 +71,8 @@ TITLES = {"cspark": "cspark", "spark": "Spark 4", "duckdb": "DuckDB", "datafusio
           "sail": "Sail", "cspark-connect": "cspark Connect", "spark-connect": "Spark Connect"}
 PEERS = ("duckdb", "datafusion", "sail", "cspark-connect", "spark-connect")  # via peer_run.py
 TIME_TAKEN = re.compile(r"^Time taken: ([0-9.]+) seconds")
+FIRST_RESULT = re.compile(r"^First result after getOrCreate: ([0-9.]+) seconds")
+CONNECT = ("sail", "cspark-connect", "spark-connect")  # through the PySpark Connect client
 MARKER = "cspark-bench-query "  # spark-sql's one-process runs: a row before each query's rows
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.dirname(os.path.dirname(HERE))
@@ -150,6 +152,17 @@ def job_times(stderr_path, count):
     if count == 0:
         return times
     return times[-count:] if len(times) >= count else None
+
+
+def first_result(stderr_path):
+    """The Connect client's getOrCreate-to-first-result seconds of a run (peer_run.py's line),
+    or None."""
+    with open(stderr_path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            m = FIRST_RESULT.match(line)
+            if m:
+                return float(m.group(1))
+    return None
 
 
 def spill_metrics(event_dir):
@@ -268,6 +281,8 @@ class Bench:
         rec["job_s"] = sum(jobs) if jobs is not None else None
         rec["jobs"] = jobs
         rec["out"] = out
+        if engine in CONNECT:
+            rec["first_result_s"] = first_result(base + ".err")
         if engine == "cspark" and self.a.spill_metrics:
             rec.update(spill_metrics(os.path.splitext(out)[0] + ".events"))
         if rec["rc"] != 0 or jobs is None:
@@ -591,7 +606,8 @@ def check(results, engines, names, golden=None, suite="tpch", queries=None):
                 rec["check"] = "failed: " + why
             else:
                 answers[e] = rows
-        ref = "spark" if "spark" in answers else ("cspark" if "cspark" in answers else None)
+        ref = next((e for e in ("spark", "spark-connect", "cspark") if e in answers),
+                   next(iter(answers), None))
         if golden:
             ref = "Spark's recorded answer"
             answers[ref], why = answer("cspark", os.path.join(golden, name + ".out"))
@@ -699,6 +715,9 @@ def render(results, md_path):
         head += ["Spark/cspark whole", "Spark/cspark job"]
     if has("duckdb") and has("cspark"):
         head += ["cspark/DuckDB whole", "cspark/DuckDB job"]
+    connect_pair = has("spark-connect") and has("cspark-connect")
+    if connect_pair:
+        head += ["Spark Connect/cspark Connect whole", "Spark Connect/cspark Connect job"]
     w("| " + " | ".join(head) + " |")
     w("|" + "---|" * len(head))
 
@@ -710,6 +729,9 @@ def render(results, md_path):
             cells += [fmt(ratio(get("spark", k), get("cspark", k))) for k in ("whole_s", "job_s")]
         if has("duckdb") and has("cspark"):
             cells += [fmt(ratio(get("cspark", k), get("duckdb", k))) for k in ("whole_s", "job_s")]
+        if connect_pair:
+            cells += [fmt(ratio(get("spark-connect", k), get("cspark-connect", k)))
+                      for k in ("whole_s", "job_s")]
         w("| " + " | ".join(cells) + " |")
 
     for n in names:
@@ -742,6 +764,8 @@ def render(results, md_path):
       "one process (`-f` of the query files concatenated), where a JVM starts once."
       % (len(names), len(names)))
     w("")
+    if any(e in CONNECT for e in engines):
+        render_first_result(results, w)
     w("## Peak resident memory (MB, whole process tree)")
     w("")
     head = ["query"] + [TITLES[e] for e in engines]
@@ -786,7 +810,8 @@ def render(results, md_path):
             r = results["all"].get(e) or {}
             if "error" in r:
                 bad.append("- %s, all queries in one process: %s" % (TITLES[e], r["error"]))
-    reference = results.get("reference") or "Spark's rows (cspark's where Spark did not run)"
+    reference = results.get("reference") or ("Spark's rows (Spark Connect's where spark-sql did "
+                                             "not run, cspark's where neither did)")
     if clickbench:
         w("Reference: " + reference + ". Integers exactly, other numbers within 1e-9 "
           "relative, timestamps once written alike, the rest as text. Each query's "
@@ -822,6 +847,32 @@ def render(results, md_path):
     w("")
     with open(md_path, "w", encoding="utf-8") as f:
         f.write(scrub("\n".join(L)) + "\n")
+
+
+def render_first_result(results, w):
+    """The Connect engines' time from getOrCreate() to the first result, over their processes."""
+    engines = [e for e in results["engines"] if e in CONNECT]
+    w("## Connect: from `getOrCreate()` to the first result")
+    w("")
+    w("Each Connect client process (`peer_run.py`) times `SparkSession.builder.remote(url)"
+      ".getOrCreate()` followed by `spark.sql(\"SELECT 1\").collect()`, once, right after its "
+      "server started listening (the client's Python modules imported before the clock starts, "
+      "as a program's imports are): the channel, the session's first RPCs and the first query "
+      "on a server that has run nothing yet. Milliseconds over the per-query processes (one "
+      "sample each), and the one-process run's.")
+    w("")
+    w("| engine | samples | median | min | max | one process, all |")
+    w("|---|---|---|---|---|---|")
+    for e in engines:
+        xs = sorted(r["first_result_s"] for r in (results["queries"][n].get(e) or {}
+                                                   for n in results["names"])
+                    if r.get("first_result_s") is not None)
+        one = ((results.get("all") or {}).get(e) or {}).get("first_result_s")
+        ms = lambda x: fmt(None if x is None else x * 1000, 1)  # noqa: E731
+        w("| %s | %d | %s | %s | %s | %s |" % (
+            TITLES[e], len(xs), ms(xs[len(xs) // 2] if xs else None), ms(xs[0] if xs else None),
+            ms(xs[-1] if xs else None), ms(one)))
+    w("")
 
 
 def plot(results, png_path):
