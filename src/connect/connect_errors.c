@@ -73,6 +73,7 @@ static const struct {
     {"OPERATION_CANCELED", sql_exception},
     {"INVALID_CURSOR", sql_exception},
     {"SQL_CONF_NOT_FOUND", no_such_element_exception},
+    {"_LEGACY_ERROR_TEMP_2047", illegal_argument_exception}, /* 'path' is not specified */
     {"INTERNAL_ERROR", spark_exception},
     {"PYTHON_EXCEPTION", python_exception},
     {"CONNECT", spark_exception},

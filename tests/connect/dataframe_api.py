@@ -138,4 +138,12 @@ check(sorted(tuple(r) for r in g.collect()) == [(0, 22), (1, 15), (2, 18)],
 r = spark.range(10).rollup((F.col("id") % 2).alias("k")).count().sort("k").collect()
 check([tuple(x) for x in r] == [(None, 10), (0, 5), (1, 5)], "rollup of an alias: %r" % (r,))
 
+# DataFrameWriter.save() with no path: Spark's "'path' is not specified." as an
+# IllegalArgumentException (it was UNSUPPORTED_FEATURE)
+try:
+    spark.range(1).write.save()
+    check(False, "save() without a path raised nothing")
+except IllegalArgumentException as e:
+    check("'path' is not specified." in str(e), "save() without a path: %s" % e)
+
 print("dataframe_api: every check passed")
