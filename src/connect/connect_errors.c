@@ -59,6 +59,7 @@ static const struct {
     {"PARSE_SYNTAX_ERROR", parse_exception},
     {"PARSE_EMPTY_STATEMENT", parse_exception},
     {"UNCLOSED_BRACKETED_COMMENT", parse_exception},
+    {"UNSUPPORTED_DATATYPE", parse_exception}, /* the parser's, as a type string's */
     {"INVALID_HANDLE", sql_exception},
     {"DIVIDE_BY_ZERO", arithmetic_exception},
     {"INTERVAL_DIVIDED_BY_ZERO", arithmetic_exception},

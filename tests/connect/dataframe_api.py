@@ -8,7 +8,7 @@ Exits 1 naming the first check that fails.
 """
 import sys
 
-from pyspark.errors import AnalysisException, IllegalArgumentException
+from pyspark.errors import AnalysisException, IllegalArgumentException, ParseException
 from pyspark.sql import Row, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.types import IntegerType, LongType, StringType, StructField, StructType
@@ -145,5 +145,15 @@ try:
     check(False, "save() without a path raised nothing")
 except IllegalArgumentException as e:
     check("'path' is not specified." in str(e), "save() without a path: %s" % e)
+
+# an unknown type name is the parser's error: ParseException, as Spark (pandas_udf("blah")
+# parses its DDL string on the server)
+for fn in (lambda: spark.sql("SELECT CAST(1 AS blah)").collect(),
+           lambda: spark.createDataFrame([(1,)], "a blah").collect()):
+    try:
+        fn()
+        check(False, "an unknown type name raised nothing")
+    except ParseException as e:
+        check(e.getCondition() == "UNSUPPORTED_DATATYPE", "unknown type name: %s" % e)
 
 print("dataframe_api: every check passed")
