@@ -22,7 +22,7 @@ and print it on stderr as "First result after getOrCreate: 0.012 seconds".
 Per query: after the rows are fetched into Python values, a line on stderr as spark-sql prints
 it, "Time taken: 1.234 seconds, Fetched 4 row(s)" (the job-only time: the query's run and fetch,
 not the process's start nor the tables' registration), and a JSON line in OUT.jsonl:
-{"query": "q01", "rows": [["A", "1.50", ...], ...]} with every value as text (NULL for null,
+{"query": "q01", "seconds": 1.234, "rows": [["A", "1.50", ...], ...]} with every value as text (NULL for null,
 decimals in plain notation, doubles as Python's repr, dates ISO). A failing query writes
 {"query": ..., "error": "..."} and the process goes on to the next one, exiting 1 at the end.
 """
@@ -248,8 +248,8 @@ def main(argv):
             if rows:
                 msg += ", Fetched %d row(s)" % len(rows)
             print(msg, file=sys.stderr, flush=True)
-            out.write(json.dumps({"query": name, "rows": [[text(v) for v in r] for r in rows]})
-                      + "\n")
+            out.write(json.dumps({"query": name, "seconds": round(taken, 6),
+                                  "rows": [[text(v) for v in r] for r in rows]}) + "\n")
     if hasattr(runner, "close"):
         runner.close()
     return 1 if failed else 0

@@ -154,6 +154,21 @@ def job_times(stderr_path, count):
     return times[-count:] if len(times) >= count else None
 
 
+def peer_lines(path):
+    """The JSON lines of a peer_run.py answer file, by query name."""
+    with open(path, encoding="utf-8") as f:
+        return {r["query"]: r for r in (json.loads(ln) for ln in f if ln.strip())}
+
+
+def peer_jobs(path, names):
+    """Each query's seconds in a peer_run.py run of several queries (None where it failed)."""
+    try:
+        lines = peer_lines(path)
+    except (OSError, ValueError):
+        return [None] * len(names)
+    return [(lines.get(n) or {}).get("seconds") for n in names]
+
+
 def first_result(stderr_path):
     """The Connect client's getOrCreate-to-first-result seconds of a run (peer_run.py's line),
     or None."""
@@ -283,6 +298,8 @@ class Bench:
         rec["out"] = out
         if engine in CONNECT:
             rec["first_result_s"] = first_result(base + ".err")
+        if engine in PEERS and len(names) > 1:  # each query's time, None where it failed
+            rec["partial_jobs"] = peer_jobs(out, names)
         if engine == "cspark" and self.a.spill_metrics:
             rec.update(spill_metrics(os.path.splitext(out)[0] + ".events"))
         if rec["rc"] != 0 or jobs is None:
@@ -342,6 +359,14 @@ def all_answer(path, name):
 def answer(engine, path, from_all=False, name=None):
     """The rows of a single-query run (or of query name in spark's one-process run, from_all):
     a list of lists of text, or None with a reason."""
+    if from_all and engine in PEERS:
+        try:
+            rec = peer_lines(local_path(path)).get(name)
+        except (OSError, ValueError) as e:
+            return None, "unreadable answer (%s)" % e
+        if rec is None:
+            return None, "no rows (the one-process run stopped before it)"
+        return (None, rec["error"]) if "error" in rec else (rec["rows"], None)
     if from_all:
         return all_answer(path, name)
     path = local_path(path)
@@ -935,8 +960,9 @@ def main():
     p.add_argument("--timeout", type=float, default=1800)
     p.add_argument("--no-all", action="store_true", help="skip the one-process runs")
     p.add_argument("--all-only", default="",
-                   help="spark: no per-query processes, only the one-process run, whose "
-                        "rows and job times per query stand in the per-query table")
+                   help="spark and/or peers (e.g. spark-connect): no per-query processes, only "
+                        "the one-process run, whose rows and job times per query stand in the "
+                        "per-query table")
     p.add_argument("--out-md", required=True)
     p.add_argument("--command", default="")
     p.add_argument("--render-only", action="store_true")
@@ -966,8 +992,9 @@ def main():
         return 0
     engines = [e for e in a.engines.split(",") if e]
     all_only = [e for e in a.all_only.split(",") if e]
-    if any(e not in ("spark",) or e not in engines for e in all_only):
-        print("tpch_bench: --all-only takes spark, when it is an engine (got '%s')" % a.all_only,
+    if any((e != "spark" and e not in PEERS) or e not in engines for e in all_only):
+        print("tpch_bench: --all-only takes spark or peer engines, when they are engines "
+              "(got '%s')" % a.all_only,
               file=sys.stderr)
         return 2
     rounds = [e for e in engines if e not in all_only]
