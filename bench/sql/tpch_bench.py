@@ -679,10 +679,11 @@ def render(results, md_path):
     L = []
     w = L.append
     clickbench = results.get("suite") == "clickbench"
-    peers = ", ".join(TITLES[e] for e in engines if e != "cspark")
+    lead = "cspark" if "cspark" in engines else engines[0]  # the engine the title opposes
+    peers = ", ".join(TITLES[e] for e in engines if e != lead)
     if clickbench:
-        w("# ClickBench-shaped, %s generated rows: cspark against %s"
-          % (format(results["rows"], ","), peers))
+        w("# ClickBench-shaped, %s generated rows: %s against %s"
+          % (format(results["rows"], ","), TITLES[lead], peers))
         w("")
         w("**Generated data, not the real ClickBench data set**: a `hits` table with "
           "ClickBench's 105 columns and types, filled by `bench/sql/clickbench/hits_gen.py` "
@@ -691,7 +692,7 @@ def render(results, md_path):
           "ClickBench queries (`bench/sql/clickbench/queries/`). Times are not comparable "
           "with published ClickBench results." % results.get("seed", "?"))
     else:
-        w("# TPC-H scale %s: cspark against %s" % (results["scale"], peers))
+        w("# TPC-H scale %s: %s against %s" % (results["scale"], TITLES[lead], peers))
     w("")
     w("Run %s on `%s` (%s cores, %s). **The machine is shared** with other engineers' builds and "
       "tests: its load average was %s at the start and %s at the end of the run, so absolute "
@@ -731,7 +732,7 @@ def render(results, md_path):
       "one process per query; *job* = the query only, from the process's own `Time taken:` line "
       "(spark-sql's; cspark-sql prints the same; the peers' runner times its query and fetch). "
       "Seconds. Spark/cspark above 1: cspark is faster; cspark/DuckDB above 1: DuckDB is "
-      "faster.")
+      "faster; Spark Connect/cspark Connect above 1: cspark's Connect server is faster.")
     w("")
     head = ["query"]
     for e in engines:
