@@ -1056,7 +1056,7 @@ def main():
         if name in results["queries"]:
             continue
         round_ = {}
-        order = rounds[k % len(rounds):] + rounds[:k % len(rounds)]
+        order = rounds[k % len(rounds):] + rounds[:k % len(rounds)] if rounds else []
         for e in order:
             round_[e] = bench.run(e, [name], name)
             results["commands"].setdefault(e, round_[e]["cmd"])
