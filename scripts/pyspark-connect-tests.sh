@@ -19,8 +19,9 @@
 #   scripts/pyspark-connect-tests.sh --spark-source DIR --build BUILD_DIR [--log-dir DIR]
 #       [--timeout SECONDS] [MODULE ...]
 #
-# MODULE is a module name under pyspark.sql.tests.connect (e.g. test_parity_column); without
-# any, every test_parity_* and test_connect_* module the checkout has is run. The table goes to
+# MODULE is a module name under pyspark.sql.tests.connect (e.g. test_parity_column, or
+# pandas.test_parity_pandas_udf for one in a subpackage); without any, every test_parity_* and
+# test_connect_* module the checkout has there or in its pandas/ subpackage is run. The table goes to
 # stdout; each module's unittest output goes to LOG_DIR/MODULE.log (default: a temporary
 # directory, removed at the end unless --log-dir is given). The server is stopped by the trap
 # whatever happens. Exit: 0 when the modules ran (whatever their results); 1 with one line on
@@ -62,12 +63,17 @@ TESTS=$SPARK_SOURCE/python/pyspark/sql/tests
 SERVER=$BUILD/bin/cspark-connect-server
 [ -x "$SERVER" ] || fail "$SERVER was not built (run scripts/install-spark.sh, then cmake again)"
 if [ ${#MODULES[@]} -eq 0 ]; then
-  for f in "$TESTS"/connect/test_parity_*.py "$TESTS"/connect/test_connect_*.py; do
-    [ -f "$f" ] && MODULES+=("$(basename "$f" .py)")
+  for f in "$TESTS"/connect/test_parity_*.py "$TESTS"/connect/test_connect_*.py \
+    "$TESTS"/connect/pandas/test_parity_*.py; do
+    [ -f "$f" ] || continue
+    case $f in
+    */connect/pandas/*) MODULES+=("pandas.$(basename "$f" .py)") ;;
+    *) MODULES+=("$(basename "$f" .py)") ;;
+    esac
   done
 fi
 for m in "${MODULES[@]}"; do
-  [ -f "$TESTS/connect/$m.py" ] || fail "module $m: no $TESTS/connect/$m.py"
+  [ -f "$TESTS/connect/${m//.//}.py" ] || fail "module $m: no $TESTS/connect/${m//.//}.py"
 done
 
 PY=$("$SRC_DIR/scripts/install-pyspark-client.sh") || fail "scripts/install-pyspark-client.sh failed"
@@ -100,7 +106,8 @@ rm -rf "$RUNTIME/pyspark/sql/tests"
   (cd "$RUNTIME" && tar xf -) || fail "cannot copy $TESTS into $RUNTIME"
 
 PORT=$("$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-"$SERVER" --master 'local[2]' --conf spark.ui.enabled=false \
+# the Python UDF workers run the pinned client's pyspark.worker through its wrapper
+"$SERVER" --master 'local[2]' --conf spark.ui.enabled=false --conf "spark.pyspark.python=$PY" \
   --conf "spark.connect.grpc.binding.port=$PORT" >"$LOG_DIR/server.log" 2>&1 &
 server_pid=$!
 started=0

@@ -14,10 +14,15 @@ SparkConnectServer through $SPARK_HOME/bin/spark-submit --master local[2], likew
 holds <table>.parquet for each table (the 8 TPC-H tables, or ClickBench's hits); every
 *.parquet entry in it is registered under its name.
 
+The Connect engines also measure, once per process, the time from
+`SparkSession.builder.remote(url).getOrCreate()` to the first result of `SELECT 1` collected
+(the client's modules imported before, as a program's imports are; the server already listening)
+and print it on stderr as "First result after getOrCreate: 0.012 seconds".
+
 Per query: after the rows are fetched into Python values, a line on stderr as spark-sql prints
 it, "Time taken: 1.234 seconds, Fetched 4 row(s)" (the job-only time: the query's run and fetch,
 not the process's start nor the tables' registration), and a JSON line in OUT.jsonl:
-{"query": "q01", "rows": [["A", "1.50", ...], ...]} with every value as text (NULL for null,
+{"query": "q01", "seconds": 1.234, "rows": [["A", "1.50", ...], ...]} with every value as text (NULL for null,
 decimals in plain notation, doubles as Python's repr, dates ISO). A failing query writes
 {"query": ..., "error": "..."} and the process goes on to the next one, exiting 1 at the end.
 """
@@ -127,7 +132,12 @@ class ConnectClient:
 
     def connect(self, port, data):
         from pyspark.sql import SparkSession
+        import pyspark.sql.connect.session  # noqa: F401  (the client's modules: not timed)
+        t0 = time.monotonic()
         self.spark = SparkSession.builder.remote("sc://127.0.0.1:%d" % port).getOrCreate()
+        self.spark.sql("SELECT 1").collect()
+        print("First result after getOrCreate: %.6f seconds" % (time.monotonic() - t0),
+              file=sys.stderr, flush=True)
         self.spark.conf.set("spark.sql.session.timeZone", "UTC")
         for t, path in tables(data):
             self.spark.read.parquet(path).createOrReplaceTempView(t)
@@ -238,8 +248,8 @@ def main(argv):
             if rows:
                 msg += ", Fetched %d row(s)" % len(rows)
             print(msg, file=sys.stderr, flush=True)
-            out.write(json.dumps({"query": name, "rows": [[text(v) for v in r] for r in rows]})
-                      + "\n")
+            out.write(json.dumps({"query": name, "seconds": round(taken, 6),
+                                  "rows": [[text(v) for v in r] for r in rows]}) + "\n")
     if hasattr(runner, "close"):
         runner.close()
     return 1 if failed else 0

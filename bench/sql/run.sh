@@ -10,7 +10,7 @@
 #   bench/sql/run.sh [--scale 1|10|...] [--suite tpch|clickbench] [--rows N]
 #                    [--engines cspark,spark,duckdb,datafusion,sail,cspark-connect,spark-connect]
 #                    [--queries 1-22] [--build DIR] [--out FILE.md] [--no-all]
-#                    [--all-concurrently] [--all-only spark] [--resume] [--master M]
+#                    [--all-concurrently] [--all-only ENGINES] [--resume] [--master M]
 #                    [--conf K=V]... [--spill-metrics]
 #
 # --master and --conf go to cspark-sql only (e.g. --master 'local-cluster[2,1,1024]' --conf
@@ -25,9 +25,9 @@
 # FILE.png. The runs' own outputs go to BUILD/bench-sql/<FILE's name without .md>/.
 # --no-all skips the one-process runs; --all-concurrently runs them beside the per-query rounds
 # (a busy machine's time); --resume keeps the rounds an interrupted run finished (recorded in
-# FILE.json after each round); --all-only spark runs Spark only as the one process for all
-# queries (its rows and per-query job times stand in the per-query table; for a machine too busy
-# for a JVM per query). Exit: 0 when every engine ran every query and all agree; 1 when one
+# FILE.json after each round); --all-only spark (or a Connect engine: spark-connect) runs it
+# only as the one process for all queries (its rows and per-query job times stand in the
+# per-query table; for a machine too busy for a JVM per query). Exit: 0 when every engine ran every query and all agree; 1 when one
 # failed or differs (named in the results and on stderr); 2 on a usage error.
 set -uo pipefail
 
@@ -57,7 +57,7 @@ while [ $# -gt 0 ]; do
     --build) BUILD=${2:?--build needs a directory}; shift 2 ;;
     --out) OUT=${2:?--out needs a file}; shift 2 ;;
     --no-all | --all-concurrently) EXTRA+=("$1"); shift ;;
-    --all-only) EXTRA+=(--all-only "${2:?--all-only needs spark}"); shift 2 ;;
+    --all-only) EXTRA+=(--all-only "${2:?--all-only needs spark or spark-connect}"); shift 2 ;;
     --resume) EXTRA+=(--resume); RESUME=1; shift ;;
     --master) EXTRA+=(--cspark-master "${2:?--master needs a master URL}"); shift 2 ;;
     --conf) EXTRA+=(--cspark-conf "${2:?--conf needs K=V}"); shift 2 ;;

@@ -71,6 +71,8 @@ TITLES = {"cspark": "cspark", "spark": "Spark 4", "duckdb": "DuckDB", "datafusio
           "sail": "Sail", "cspark-connect": "cspark Connect", "spark-connect": "Spark Connect"}
 PEERS = ("duckdb", "datafusion", "sail", "cspark-connect", "spark-connect")  # via peer_run.py
 TIME_TAKEN = re.compile(r"^Time taken: ([0-9.]+) seconds")
+FIRST_RESULT = re.compile(r"^First result after getOrCreate: ([0-9.]+) seconds")
+CONNECT = ("sail", "cspark-connect", "spark-connect")  # through the PySpark Connect client
 MARKER = "cspark-bench-query "  # spark-sql's one-process runs: a row before each query's rows
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.dirname(os.path.dirname(HERE))
@@ -150,6 +152,32 @@ def job_times(stderr_path, count):
     if count == 0:
         return times
     return times[-count:] if len(times) >= count else None
+
+
+def peer_lines(path):
+    """The JSON lines of a peer_run.py answer file, by query name."""
+    with open(path, encoding="utf-8") as f:
+        return {r["query"]: r for r in (json.loads(ln) for ln in f if ln.strip())}
+
+
+def peer_jobs(path, names):
+    """Each query's seconds in a peer_run.py run of several queries (None where it failed)."""
+    try:
+        lines = peer_lines(path)
+    except (OSError, ValueError):
+        return [None] * len(names)
+    return [(lines.get(n) or {}).get("seconds") for n in names]
+
+
+def first_result(stderr_path):
+    """The Connect client's getOrCreate-to-first-result seconds of a run (peer_run.py's line),
+    or None."""
+    with open(stderr_path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            m = FIRST_RESULT.match(line)
+            if m:
+                return float(m.group(1))
+    return None
 
 
 def spill_metrics(event_dir):
@@ -268,6 +296,10 @@ class Bench:
         rec["job_s"] = sum(jobs) if jobs is not None else None
         rec["jobs"] = jobs
         rec["out"] = out
+        if engine in CONNECT:
+            rec["first_result_s"] = first_result(base + ".err")
+        if engine in PEERS and len(names) > 1:  # each query's time, None where it failed
+            rec["partial_jobs"] = peer_jobs(out, names)
         if engine == "cspark" and self.a.spill_metrics:
             rec.update(spill_metrics(os.path.splitext(out)[0] + ".events"))
         if rec["rc"] != 0 or jobs is None:
@@ -327,6 +359,14 @@ def all_answer(path, name):
 def answer(engine, path, from_all=False, name=None):
     """The rows of a single-query run (or of query name in spark's one-process run, from_all):
     a list of lists of text, or None with a reason."""
+    if from_all and engine in PEERS:
+        try:
+            rec = peer_lines(local_path(path)).get(name)
+        except (OSError, ValueError) as e:
+            return None, "unreadable answer (%s)" % e
+        if rec is None:
+            return None, "no rows (the one-process run stopped before it)"
+        return (None, rec["error"]) if "error" in rec else (rec["rows"], None)
     if from_all:
         return all_answer(path, name)
     path = local_path(path)
@@ -591,7 +631,8 @@ def check(results, engines, names, golden=None, suite="tpch", queries=None):
                 rec["check"] = "failed: " + why
             else:
                 answers[e] = rows
-        ref = "spark" if "spark" in answers else ("cspark" if "cspark" in answers else None)
+        ref = next((e for e in ("spark", "spark-connect", "cspark") if e in answers),
+                   next(iter(answers), None))
         if golden:
             ref = "Spark's recorded answer"
             answers[ref], why = answer("cspark", os.path.join(golden, name + ".out"))
@@ -638,10 +679,11 @@ def render(results, md_path):
     L = []
     w = L.append
     clickbench = results.get("suite") == "clickbench"
-    peers = ", ".join(TITLES[e] for e in engines if e != "cspark")
+    lead = "cspark" if "cspark" in engines else engines[0]  # the engine the title opposes
+    peers = ", ".join(TITLES[e] for e in engines if e != lead)
     if clickbench:
-        w("# ClickBench-shaped, %s generated rows: cspark against %s"
-          % (format(results["rows"], ","), peers))
+        w("# ClickBench-shaped, %s generated rows: %s against %s"
+          % (format(results["rows"], ","), TITLES[lead], peers))
         w("")
         w("**Generated data, not the real ClickBench data set**: a `hits` table with "
           "ClickBench's 105 columns and types, filled by `bench/sql/clickbench/hits_gen.py` "
@@ -650,7 +692,7 @@ def render(results, md_path):
           "ClickBench queries (`bench/sql/clickbench/queries/`). Times are not comparable "
           "with published ClickBench results." % results.get("seed", "?"))
     else:
-        w("# TPC-H scale %s: cspark against %s" % (results["scale"], peers))
+        w("# TPC-H scale %s: %s against %s" % (results["scale"], TITLES[lead], peers))
     w("")
     w("Run %s on `%s` (%s cores, %s). **The machine is shared** with other engineers' builds and "
       "tests: its load average was %s at the start and %s at the end of the run, so absolute "
@@ -690,7 +732,7 @@ def render(results, md_path):
       "one process per query; *job* = the query only, from the process's own `Time taken:` line "
       "(spark-sql's; cspark-sql prints the same; the peers' runner times its query and fetch). "
       "Seconds. Spark/cspark above 1: cspark is faster; cspark/DuckDB above 1: DuckDB is "
-      "faster.")
+      "faster; Spark Connect/cspark Connect above 1: cspark's Connect server is faster.")
     w("")
     head = ["query"]
     for e in engines:
@@ -699,6 +741,9 @@ def render(results, md_path):
         head += ["Spark/cspark whole", "Spark/cspark job"]
     if has("duckdb") and has("cspark"):
         head += ["cspark/DuckDB whole", "cspark/DuckDB job"]
+    connect_pair = has("spark-connect") and has("cspark-connect")
+    if connect_pair:
+        head += ["Spark Connect/cspark Connect whole", "Spark Connect/cspark Connect job"]
     w("| " + " | ".join(head) + " |")
     w("|" + "---|" * len(head))
 
@@ -710,6 +755,9 @@ def render(results, md_path):
             cells += [fmt(ratio(get("spark", k), get("cspark", k))) for k in ("whole_s", "job_s")]
         if has("duckdb") and has("cspark"):
             cells += [fmt(ratio(get("cspark", k), get("duckdb", k))) for k in ("whole_s", "job_s")]
+        if connect_pair:
+            cells += [fmt(ratio(get("spark-connect", k), get("cspark-connect", k)))
+                      for k in ("whole_s", "job_s")]
         w("| " + " | ".join(cells) + " |")
 
     for n in names:
@@ -742,6 +790,8 @@ def render(results, md_path):
       "one process (`-f` of the query files concatenated), where a JVM starts once."
       % (len(names), len(names)))
     w("")
+    if any(e in CONNECT for e in engines):
+        render_first_result(results, w)
     w("## Peak resident memory (MB, whole process tree)")
     w("")
     head = ["query"] + [TITLES[e] for e in engines]
@@ -786,7 +836,8 @@ def render(results, md_path):
             r = results["all"].get(e) or {}
             if "error" in r:
                 bad.append("- %s, all queries in one process: %s" % (TITLES[e], r["error"]))
-    reference = results.get("reference") or "Spark's rows (cspark's where Spark did not run)"
+    reference = results.get("reference") or ("Spark's rows (Spark Connect's where spark-sql did "
+                                             "not run, cspark's where neither did)")
     if clickbench:
         w("Reference: " + reference + ". Integers exactly, other numbers within 1e-9 "
           "relative, timestamps once written alike, the rest as text. Each query's "
@@ -822,6 +873,32 @@ def render(results, md_path):
     w("")
     with open(md_path, "w", encoding="utf-8") as f:
         f.write(scrub("\n".join(L)) + "\n")
+
+
+def render_first_result(results, w):
+    """The Connect engines' time from getOrCreate() to the first result, over their processes."""
+    engines = [e for e in results["engines"] if e in CONNECT]
+    w("## Connect: from `getOrCreate()` to the first result")
+    w("")
+    w("Each Connect client process (`peer_run.py`) times `SparkSession.builder.remote(url)"
+      ".getOrCreate()` followed by `spark.sql(\"SELECT 1\").collect()`, once, right after its "
+      "server started listening (the client's Python modules imported before the clock starts, "
+      "as a program's imports are): the channel, the session's first RPCs and the first query "
+      "on a server that has run nothing yet. Milliseconds over the per-query processes (one "
+      "sample each), and the one-process run's.")
+    w("")
+    w("| engine | samples | median | min | max | one process, all |")
+    w("|---|---|---|---|---|---|")
+    for e in engines:
+        xs = sorted(r["first_result_s"] for r in (results["queries"][n].get(e) or {}
+                                                   for n in results["names"])
+                    if r.get("first_result_s") is not None)
+        one = ((results.get("all") or {}).get(e) or {}).get("first_result_s")
+        ms = lambda x: fmt(None if x is None else x * 1000, 1)  # noqa: E731
+        w("| %s | %d | %s | %s | %s | %s |" % (
+            TITLES[e], len(xs), ms(xs[len(xs) // 2] if xs else None), ms(xs[0] if xs else None),
+            ms(xs[-1] if xs else None), ms(one)))
+    w("")
 
 
 def plot(results, png_path):
@@ -884,8 +961,9 @@ def main():
     p.add_argument("--timeout", type=float, default=1800)
     p.add_argument("--no-all", action="store_true", help="skip the one-process runs")
     p.add_argument("--all-only", default="",
-                   help="spark: no per-query processes, only the one-process run, whose "
-                        "rows and job times per query stand in the per-query table")
+                   help="spark and/or peers (e.g. spark-connect): no per-query processes, only "
+                        "the one-process run, whose rows and job times per query stand in the "
+                        "per-query table")
     p.add_argument("--out-md", required=True)
     p.add_argument("--command", default="")
     p.add_argument("--render-only", action="store_true")
@@ -915,8 +993,9 @@ def main():
         return 0
     engines = [e for e in a.engines.split(",") if e]
     all_only = [e for e in a.all_only.split(",") if e]
-    if any(e not in ("spark",) or e not in engines for e in all_only):
-        print("tpch_bench: --all-only takes spark, when it is an engine (got '%s')" % a.all_only,
+    if any((e != "spark" and e not in PEERS) or e not in engines for e in all_only):
+        print("tpch_bench: --all-only takes spark or peer engines, when they are engines "
+              "(got '%s')" % a.all_only,
               file=sys.stderr)
         return 2
     rounds = [e for e in engines if e not in all_only]
@@ -977,7 +1056,7 @@ def main():
         if name in results["queries"]:
             continue
         round_ = {}
-        order = rounds[k % len(rounds):] + rounds[:k % len(rounds)]
+        order = rounds[k % len(rounds):] + rounds[:k % len(rounds)] if rounds else []
         for e in order:
             round_[e] = bench.run(e, [name], name)
             results["commands"].setdefault(e, round_[e]["cmd"])

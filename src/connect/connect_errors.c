@@ -59,6 +59,7 @@ static const struct {
     {"PARSE_SYNTAX_ERROR", parse_exception},
     {"PARSE_EMPTY_STATEMENT", parse_exception},
     {"UNCLOSED_BRACKETED_COMMENT", parse_exception},
+    {"UNSUPPORTED_DATATYPE", parse_exception}, /* the parser's, as a type string's */
     {"INVALID_HANDLE", sql_exception},
     {"DIVIDE_BY_ZERO", arithmetic_exception},
     {"INTERVAL_DIVIDED_BY_ZERO", arithmetic_exception},
@@ -73,6 +74,7 @@ static const struct {
     {"OPERATION_CANCELED", sql_exception},
     {"INVALID_CURSOR", sql_exception},
     {"SQL_CONF_NOT_FOUND", no_such_element_exception},
+    {"_LEGACY_ERROR_TEMP_2047", illegal_argument_exception}, /* 'path' is not specified */
     {"INTERNAL_ERROR", spark_exception},
     {"PYTHON_EXCEPTION", python_exception},
     {"CONNECT", spark_exception},

@@ -159,11 +159,9 @@ static int write_operation(cs_cp *c, const Spark__Connect__WriteOperation *w,
         if (w->save_type_case == SPARK__CONNECT__WRITE_OPERATION__SAVE_TYPE_PATH) path = w->path;
         for (size_t i = 0; !path && i < w->n_options; i++)
             if (cs_str_ieq(w->options[i]->key, "path")) path = w->options[i]->value;
-        if (!path)
-            return cs_cp_unsupported(c,
-                                     "DataFrameWriter.save() without a path for the %s "
-                                     "data source",
-                                     format);
+        if (!path) /* Spark's file sources: QueryExecutionErrors.dataPathNotSpecifiedError */
+            return cs_sql_error_set(c->err, CS_EINVAL, "_LEGACY_ERROR_TEMP_2047", "",
+                                    "'path' is not specified.");
         s = statement_new(c, CS_STMT_INSERT);
         s->mode = "DIRECTORY";
         s->location = cs_sql_strdup(c->a, path);

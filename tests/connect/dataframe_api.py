@@ -8,7 +8,7 @@ Exits 1 naming the first check that fails.
 """
 import sys
 
-from pyspark.errors import AnalysisException, IllegalArgumentException
+from pyspark.errors import AnalysisException, IllegalArgumentException, ParseException
 from pyspark.sql import Row, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.types import IntegerType, LongType, StringType, StructField, StructType
@@ -137,5 +137,23 @@ check(sorted(tuple(r) for r in g.collect()) == [(0, 22), (1, 15), (2, 18)],
       "groupBy alias rows: %r" % (g.collect(),))
 r = spark.range(10).rollup((F.col("id") % 2).alias("k")).count().sort("k").collect()
 check([tuple(x) for x in r] == [(None, 10), (0, 5), (1, 5)], "rollup of an alias: %r" % (r,))
+
+# DataFrameWriter.save() with no path: Spark's "'path' is not specified." as an
+# IllegalArgumentException (it was UNSUPPORTED_FEATURE)
+try:
+    spark.range(1).write.save()
+    check(False, "save() without a path raised nothing")
+except IllegalArgumentException as e:
+    check("'path' is not specified." in str(e), "save() without a path: %s" % e)
+
+# an unknown type name is the parser's error: ParseException, as Spark (pandas_udf("blah")
+# parses its DDL string on the server)
+for fn in (lambda: spark.sql("SELECT CAST(1 AS blah)").collect(),
+           lambda: spark.createDataFrame([(1,)], "a blah").collect()):
+    try:
+        fn()
+        check(False, "an unknown type name raised nothing")
+    except ParseException as e:
+        check(e.getCondition() == "UNSUPPORTED_DATATYPE", "unknown type name: %s" % e)
 
 print("dataframe_api: every check passed")
