@@ -6,9 +6,9 @@
 # `kubectl get sparkapp` printing the Kubeflow operator's columns; a failing one (tests/jobs/testjobs.so's
 # always_fail) with restartPolicy OnFailure and onFailureRetries 2 runs three times, each earlier
 # driver deleted before the next run, and ends FAILED with the driver's abort reason; spec.volumes,
-# volumeMounts, a configMap, a secret, a toleration, a node affinity, a nodeSelector and a
-# valueFrom env reach the driver and executor pods (which land on the one tainted node they
-# select), the driver's init container runs to its end before the driver starts and its sidecar
+# volumeMounts, a configMap, a secret, a toleration, a node affinity, a nodeSelector, a valueFrom
+# env, host aliases, a DNS config, security contexts and a priority class reach the driver and
+# executor pods (which land on the one tainted node they select), the driver's init container runs to its end before the driver starts and its sidecar
 # runs beside it (the application COMPLETED while the sidecar still runs); an edited spec reruns a
 # completed application and a running one (INVALIDATING, PENDING_RERUN, SUBMITTED) with a new
 # driver, the old one deleted, and the attempt counts reset as Kubeflow resets them; a
@@ -131,6 +131,7 @@ kubectl label node "\$node" csparkpool=dedicated >/dev/null || fail "cannot labe
 kubectl taint node "\$node" csparkdedicated=operator:NoSchedule >/dev/null || fail "cannot taint \$node"
 kubectl create configmap podconf --from-literal=greeting=hello >/dev/null || fail "cannot create the ConfigMap"
 kubectl create secret generic podsecret --from-literal=token=hidden >/dev/null || fail "cannot create the Secret"
+kubectl create priorityclass cspark-batch --value=1000 >/dev/null || fail "cannot create the PriorityClass"
 # what the driver and the executors both get: an emptyDir of spec.volumes, a ConfigMap, a Secret,
 # the toleration and an env value from a reference (only through the pod template); the driver
 # finds the node by a node affinity alone, the executors by a nodeSelector and the affinity
@@ -139,7 +140,12 @@ POD_EXTRA='    volumeMounts: [{name: scratch, mountPath: /scratch}]
     secrets: [{name: podsecret, path: /etc/podsecret, secretType: Generic}]
     tolerations: [{key: csparkdedicated, operator: Equal, value: operator, effect: NoSchedule}]
     affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: [{key: csparkpool, operator: In, values: [dedicated]}]}]}}}
-    env: [{name: MY_NODE, valueFrom: {fieldRef: {fieldPath: spec.nodeName}}}]'
+    env: [{name: MY_NODE, valueFrom: {fieldRef: {fieldPath: spec.nodeName}}}]
+    hostAliases: [{ip: 10.1.2.3, hostnames: [store.example]}]
+    dnsConfig: {options: [{name: timeout, value: "2"}]}
+    podSecurityContext: {runAsUser: 185}
+    securityContext: {allowPrivilegeEscalation: false}
+    priorityClassName: cspark-batch'
 # the driver's init container leaves a file in the shared emptyDir; its sidecar runs until the pod
 # is deleted (a grace period of 1 s ends it)
 DRIVER_EXTRA="\$POD_EXTRA
@@ -155,10 +161,10 @@ wait_until 240 "podspec COMPLETED" is_state podspec COMPLETED || on_fail "podspe
 for role in driver executor; do
     pods=\$(kubectl get pods -l sparkoperator.k8s.io/app-name=podspec,spark-role=\$role -o name)
     [ -n "\$pods" ] || on_fail "podspec: no \$role pods"
-    want="\$node NoSchedule csparkpool scratch /scratch configmap-podconf /etc/podconf secret-podsecret /etc/podsecret spec.nodeName"
+    want="\$node NoSchedule csparkpool scratch /scratch configmap-podconf /etc/podconf secret-podsecret /etc/podsecret spec.nodeName store.example 2 185 false 1000"
     [ \$role = executor ] && want="\$want dedicated"
     for p in \$pods; do
-        got=\$(kubectl get "\$p" -o jsonpath='{.spec.nodeName} {.spec.tolerations[?(@.key=="csparkdedicated")].effect} {.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].key} {.spec.volumes[?(@.name=="scratch")].name} {.spec.containers[0].volumeMounts[?(@.name=="scratch")].mountPath} {.spec.volumes[?(@.configMap.name=="podconf")].name} {.spec.containers[0].volumeMounts[?(@.mountPath=="/etc/podconf")].mountPath} {.spec.volumes[?(@.secret.secretName=="podsecret")].name} {.spec.containers[0].volumeMounts[?(@.mountPath=="/etc/podsecret")].mountPath} {.spec.containers[0].env[?(@.name=="MY_NODE")].valueFrom.fieldRef.fieldPath} {.spec.nodeSelector.csparkpool}')
+        got=\$(kubectl get "\$p" -o jsonpath='{.spec.nodeName} {.spec.tolerations[?(@.key=="csparkdedicated")].effect} {.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].key} {.spec.volumes[?(@.name=="scratch")].name} {.spec.containers[0].volumeMounts[?(@.name=="scratch")].mountPath} {.spec.volumes[?(@.configMap.name=="podconf")].name} {.spec.containers[0].volumeMounts[?(@.mountPath=="/etc/podconf")].mountPath} {.spec.volumes[?(@.secret.secretName=="podsecret")].name} {.spec.containers[0].volumeMounts[?(@.mountPath=="/etc/podsecret")].mountPath} {.spec.containers[0].env[?(@.name=="MY_NODE")].valueFrom.fieldRef.fieldPath} {.spec.hostAliases[0].hostnames[0]} {.spec.dnsConfig.options[0].value} {.spec.securityContext.runAsUser} {.spec.containers[0].securityContext.allowPrivilegeEscalation} {.spec.priority} {.spec.nodeSelector.csparkpool}')
         [ "\$(echo \$got)" = "\$want" ] || on_fail "podspec: \$p: \$got (expected \$want)"
     done
 done
@@ -178,6 +184,7 @@ kubectl taint node "\$node" csparkdedicated- >/dev/null
 kubectl label node "\$node" csparkpool- >/dev/null
 kubectl delete configmap podconf >/dev/null
 kubectl delete secret podsecret >/dev/null
+kubectl delete priorityclass cspark-batch >/dev/null
 
 step "an edited spec reruns the application"
 app edited "$BUILD/examples/pi.so" 4 | kubectl apply -f - >/dev/null || fail "edited refused"
