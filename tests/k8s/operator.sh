@@ -12,8 +12,8 @@
 # runs beside it (the application COMPLETED while the sidecar still runs); an edited spec reruns a
 # completed application and a running one (INVALIDATING, PENDING_RERUN, SUBMITTED) with a new
 # driver, the old one deleted, and the attempt counts reset as Kubeflow resets them; a
-# spec the schema refuses never gets in, one cspark cannot run is FAILED with a message naming the
-# field; the operator SIGKILLed during a submission and restarted runs the application exactly
+# spec the schema refuses never gets in, one cspark cannot run (a bad mainClass, javaOptions, a
+# sidecar without an image) is FAILED with a message naming the field; the operator SIGKILLed during a submission and restarted runs the application exactly
 # once; a ScheduledSparkApplication every minute runs at least twice, keeping one completed run;
 # `kubectl delete sparkapp` leaves nothing; and the operator runs as deploy/operator/operator.yaml's
 # Deployment (its ServiceAccount, ClusterRole and Lease) in a pod of the image.
@@ -239,6 +239,21 @@ wait_until 60 "badclass FAILED" is_state badclass FAILED || on_fail "badclass: \
 kubectl get sparkapp badclass -o jsonpath='{.status.applicationState.errorMessage}' | grep -q "^spec.mainClass 'main(1)': expected" ||
     fail "badclass errorMessage: \$(kubectl get sparkapp badclass -o jsonpath='{.status.applicationState.errorMessage}')"
 [ -z "\$(kubectl get pods -l sparkoperator.k8s.io/app-name=badclass -o name)" ] || fail "badclass created pods"
+# a field cspark cannot honour, and a pod field's entry the pod could not take: each named in the
+# status, nothing created
+DRIVER_EXTRA='    javaOptions: "-Xss4m"' app badjava "$BUILD/examples/pi.so" | kubectl apply -f - >/dev/null ||
+    fail "badjava refused by the schema"
+DRIVER_EXTRA='    sidecars: [{name: noimage}]' app badsidecar "$BUILD/examples/pi.so" | kubectl apply -f - >/dev/null ||
+    fail "badsidecar refused by the schema"
+for a in badjava badsidecar; do
+    wait_until 60 "\$a FAILED" is_state \$a FAILED || on_fail "\$a: \$(state \$a)"
+    [ -z "\$(kubectl get pods -l sparkoperator.k8s.io/app-name=\$a -o name)" ] || fail "\$a created pods"
+done
+msg=\$(kubectl get sparkapp badjava -o jsonpath='{.status.applicationState.errorMessage}')
+[ "\$msg" = "spec.driver.javaOptions is not supported by cspark-operator: a cspark driver or executor runs no JVM (set sparkConf keys instead)" ] ||
+    fail "badjava errorMessage: \$msg"
+msg=\$(kubectl get sparkapp badsidecar -o jsonpath='{.status.applicationState.errorMessage}')
+[ "\$msg" = "spec.driver.sidecars[0]: expected a container with a name and an image" ] || fail "badsidecar errorMessage: \$msg"
 
 step "the operator SIGKILLed during a submission"
 # the crash window, made certain: an operator whose service account may do everything but write
