@@ -13,7 +13,9 @@
  *   ports, securityContext, lifecycle, gpu, affinity, tolerations, podSecurityContext, dnsConfig,
  *   hostNetwork, hostAliases, initContainers, sidecars, terminationGracePeriodSeconds,
  *   priorityClassName, shareProcessNamespace -> a pod template per role (app_pod_template.h) in a
- *   directory of this submission, removed when the submit code has read it.
+ *   directory of this submission, removed when the submit code has read it;
+ *   batchScheduler volcano / yunikorn and batchSchedulerOptions -> the scheduler name, the submit
+ *   code's Volcano or YuniKorn feature step and a PodGroup template (add_batch_scheduler).
  * A field cspark cannot honour (type Python or R, client mode, jars, packages, javaOptions, ...)
  * is refused naming it, before anything is created.
  *
@@ -238,6 +240,56 @@ static int add_pod_templates(const json_t *spec, conf_list *l, char **dir, cs_er
     return 0;
 }
 
+/* batchScheduler volcano or yunikorn, as Kubeflow's batch scheduler plugins: the pods go to that
+ * scheduler, with the submit code's Volcano or YuniKorn feature step (Spark's); for Volcano, a
+ * PodGroup template from batchSchedulerOptions (queue, priorityClassName, resources as the
+ * group's minResources; without resources the step sums the driver's and the initial executors'
+ * requests), for YuniKorn the queue as the pods' label "queue". Any other name is accepted and
+ * not used (the default scheduler places the pods). */
+static int add_batch_scheduler(const json_t *spec, conf_list *l, char **dir, cs_error *err)
+{
+    const char *bs = str_at(spec, "batchScheduler");
+    const json_t *opts = json_object_get(spec, "batchSchedulerOptions");
+    bool volcano = bs && !strcmp(bs, "volcano"), yunikorn = bs && !strcmp(bs, "yunikorn");
+    if (!volcano && !yunikorn) return 0;
+    const char *step = volcano ? "org.apache.spark.deploy.k8s.features.VolcanoFeatureStep"
+                               : "org.apache.spark.deploy.k8s.features.YuniKornFeatureStep";
+    const char *queue = str_at(opts, "queue");
+    for (int r = 0; r < 2; r++) {
+        char key[128];
+        const char *role = r ? "executor" : "driver";
+        snprintf(key, sizeof key, "spark.kubernetes.%s.pod.featureSteps", role);
+        conf_add(l, key, step);
+        snprintf(key, sizeof key, "spark.kubernetes.%s.scheduler.name", role);
+        conf_add(l, key, bs);
+        if (yunikorn && queue) {
+            snprintf(key, sizeof key, "spark.kubernetes.%s.label.queue", role);
+            conf_add(l, key, queue);
+        }
+    }
+    const char *prio = str_at(opts, "priorityClassName");
+    const json_t *res = json_object_get(opts, "resources");
+    if (!volcano) return 0;
+    /* as Kubeflow's: minMember 1, so that the driver is scheduled first */
+    json_t *pg = json_pack("{s:s, s:s, s:{s:i}}", "apiVersion", "scheduling.volcano.sh/v1beta1",
+                           "kind", "PodGroup", "spec", "minMember", 1);
+    json_t *pgs = json_object_get(pg, "spec");
+    if (queue) json_object_set_new(pgs, "queue", json_string(queue));
+    if (prio) json_object_set_new(pgs, "priorityClassName", json_string(prio));
+    if (json_object_size(res)) json_object_set(pgs, "minResources", (json_t *)res);
+    int rc = *dir ? 0 : cs_local_dir_create(NULL, "operator-templates", dir, err);
+    char path[4096];
+    if (rc == 0) {
+        snprintf(path, sizeof path, "%s/podgroup.json", *dir);
+        if (json_dump_file(pg, path, JSON_INDENT(2)) < 0)
+            rc = cs_error_set(err, CS_EIO, "%s: cannot write the PodGroup template", path);
+        else
+            conf_add(l, "spark.kubernetes.scheduler.volcano.podGroupTemplateFile", path);
+    }
+    json_decref(pg);
+    return rc;
+}
+
 static int spec_to_confs(const json_t *app, int attempt, conf_list *l, submit_args *a,
                          char **tpl_dir, cs_error *err)
 {
@@ -358,7 +410,7 @@ static int spec_to_confs(const json_t *app, int attempt, conf_list *l, submit_ar
         pod_fields(l, json_object_get(spec, "executor"), "executor", err) < 0)
         return err->code;
     int rc = add_pod_templates(spec, l, tpl_dir, err);
-    if (rc < 0) return rc;
+    if (rc < 0 || (rc = add_batch_scheduler(spec, l, tpl_dir, err)) < 0) return rc;
     conf_add_map(l, json_object_get(spec, "hadoopConf"), "spark.hadoop.");
     conf_add_map(l, json_object_get(spec, "sparkConf"), ""); /* last: the user's word wins */
     return 0;

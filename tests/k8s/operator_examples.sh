@@ -3,16 +3,18 @@
 # switching to cspark would apply them: tests/k8s/operator_examples/*.yaml are Kubeflow's examples
 # (spark-pi, spark-pi-configmap, spark-pi-custom-resource, spark-pi-dynamic-allocation,
 # spark-pi-emptydir, spark-pi-kube-scheduler, spark-pi-pod-template, spark-pi-ttl,
-# fail-submission) with only the image and the application file changed (the type Scala and the
+# fail-submission, spark-pi-volcano) with only the image and the application file changed (the type Scala and the
 # Java mainClass kept: a cspark application's default entry runs). On the real control plane with
 # 3 nodes and cspark-operator beside it, each is accepted by deploy/operator/'s CRD as written and
 # completes (its driver printing pi), with its pods as the manifest asks (security contexts, the
 # pod template's containers, env from references, ports, volumes); the TTL example's application
 # is deleted after its time to live; fail-submission's submission is retried three times and the
-# application ends FAILED naming the field. The operator runs with no spark-defaults.conf of the
+# application ends FAILED naming the field; spark-pi-volcano, with Volcano's PodGroup CRD installed
+# and not its scheduler, gets its PodGroup and pods bound for the volcano scheduler, all deleted
+# with the application. The operator runs with no spark-defaults.conf of the
 # test frame (the examples name their own service account; the API server drops the fields it
 # does not know, as it does for Kubeflow's pods). Examples that need what cspark refuses or lacks
-# (Python, Prometheus monitoring, Volcano or YuniKorn pod groups) are not among them:
+# (Python, Prometheus monitoring) are not among them:
 # docs/operator.md lists those fields.
 # k8s-clusters: real (kubesim serves no CustomResourceDefinitions)
 . "$(dirname "$0")/lib/k8s.sh"
@@ -78,6 +80,24 @@ wait_until 120 "fail-submission FAILED" is_state fail-submission FAILED || on_fa
 got=\$(kubectl get sparkapp fail-submission -o jsonpath='{.status.submissionAttempts} {.status.applicationState.errorMessage}')
 case "\$got" in "4 spec.mainClass 'non-existent': expected"*) ;; *) on_fail "fail-submission: \$got" ;; esac
 [ -z "\$(kubectl get pods -l sparkoperator.k8s.io/app-name=fail-submission -o name)" ] || on_fail "fail-submission created pods"
+
+step "spark-pi-volcano: its PodGroup and its pods for Volcano's scheduler"
+# Volcano's PodGroup CRD and not its scheduler (the pods wait for it: the application stays
+# SUBMITTED); the PodGroup, owned by the driver pod, goes with the application
+kubectl apply -f "$SRC/tests/k8s/crds/volcano-podgroups.yaml" >/dev/null || fail "the PodGroup CRD was refused"
+kubectl wait --for condition=established --timeout=60s crd/podgroups.scheduling.volcano.sh >/dev/null ||
+    fail "the PodGroup CRD was not established"
+kubectl apply -f "$EX/spark-pi-volcano.yaml" >/dev/null 2>"$T/volcano.err" || fail "spark-pi-volcano.yaml refused: \$(cat "$T/volcano.err")"
+wait_until 120 "spark-pi-volcano SUBMITTED" is_state spark-pi-volcano SUBMITTED || on_fail "spark-pi-volcano: \$(state spark-pi-volcano)"
+drv=\$(driver_of spark-pi-volcano)
+pg=\$(kubectl get pod "\$drv" -o jsonpath='{.metadata.labels.spark-app-selector}')-podgroup
+got=\$(kubectl get pod "\$drv" -o jsonpath='{.spec.schedulerName} {.metadata.annotations.scheduling\.k8s\.io/group-name}')
+[ "\$got" = "volcano \$pg" ] || on_fail "spark-pi-volcano's driver: \$got (expected volcano \$pg)"
+got=\$(kubectl get podgroup "\$pg" -o jsonpath='{.spec.minMember} {.metadata.ownerReferences[0].name}')
+[ "\$got" = "1 \$drv" ] || on_fail "spark-pi-volcano's PodGroup \$pg: \$got"
+kubectl delete sparkapp spark-pi-volcano --wait=true >/dev/null || fail "cannot delete spark-pi-volcano"
+wait_until 60 "the PodGroup deleted" sh -c '[ -z "\$(kubectl get podgroups -o name)" ]' ||
+    fail "left behind: \$(kubectl get podgroups -o name)"
 
 step "the examples named spark-pi, one after the other"
 kubectl delete sparkapp --all --wait=true >/dev/null || fail "kubectl delete sparkapp failed"
