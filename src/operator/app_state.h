@@ -10,8 +10,9 @@
  *   PENDING_RERUN --(onFailureRetryInterval after terminationTime)--> delete the driver of the
  *       earlier attempt, once it is gone submit the next attempt
  *   any state but "" / NEW / INVALIDATING --(spec edited)--> INVALIDATING --> PENDING_RERUN
- *       (at once: the invalidation clears terminationTime) --> the earlier driver deleted,
- *       then SUBMITTED with the new spec
+ *       (at once: the invalidation clears terminationTime, and the attempt counts as Kubeflow
+ *       does, so the edited spec's retries are its own) --> the earlier driver deleted, then
+ *       SUBMITTED with the new spec (attempt 1 again)
  *   SUBMISSION_FAILED --(onSubmissionFailureRetryInterval, retries left)--> submit again | FAILED
  *   COMPLETED | FAILED --(timeToLiveSeconds after terminationTime)--> delete the application
  *

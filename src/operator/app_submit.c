@@ -4,18 +4,30 @@
  *   entry symbol, arguments -> its arguments, sparkConf -> --conf, hadoopConf -> spark.hadoop.*,
  *   image / imagePullPolicy / imagePullSecrets -> spark.kubernetes.container.image*,
  *   driver|executor .cores .memory .memoryOverhead .coreRequest .coreLimit .image .labels
- *   .annotations .env .envVars .nodeSelector .serviceAccount -> the role's Spark keys,
+ *   .annotations .env .envVars .nodeSelector .serviceAccount .schedulerName -> the role's Spark
+ *   keys, driver .serviceLabels .serviceAnnotations .kubernetesMaster -> the driver Service's
+ *   labels and annotations, spark.kubernetes.driver.master,
  *   executor.instances / deleteOnTermination, nodeSelector, deps.files / archives,
  *   dynamicAllocation.* -> spark.dynamicAllocation.*;
- *   volumes, *.volumeMounts, *.configMaps, *.secrets, *.env (valueFrom), *.envFrom, *.affinity,
- *   *.tolerations -> a pod template per role (app_pod_template.h) in a directory of this
- *   submission, removed when the submit code has read it.
- * A field cspark cannot honour (type Python or R, client mode, jars, packages, sidecars, ...) is
- * refused naming it, before anything is created.
+ *   volumes and the role's template, volumeMounts, configMaps, secrets, env (valueFrom), envFrom,
+ *   ports, securityContext, lifecycle, gpu, affinity, tolerations, podSecurityContext, dnsConfig,
+ *   hostNetwork, hostAliases, initContainers, sidecars, terminationGracePeriodSeconds,
+ *   priorityClassName, shareProcessNamespace -> a pod template per role (app_pod_template.h) in a
+ *   directory of this submission, removed when the submit code has read it;
+ *   batchScheduler volcano / yunikorn and batchSchedulerOptions -> the scheduler name, the submit
+ *   code's Volcano or YuniKorn feature step and a PodGroup template (add_batch_scheduler).
+ * A field cspark cannot honour (type Python or R, client mode, jars, packages, javaOptions, ...)
+ * is refused naming it, before anything is created.
+ *
+ * Each attempt's identity (spark.app.id, cspark.kubernetes.uniqueId) is a hash of the
+ * application's uid, the spec's generation (metadata.generation) and the attempt's number: the
+ * attempts of an edited spec count from 1 again, as Kubeflow's do, and still never share a driver
+ * name with a run of the earlier spec.
  */
 #include "operator/app_submit.h"
 
 #include <ctype.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,7 +131,9 @@ static int pod_fields(conf_list *l, const json_t *pod, const char *role, cs_erro
          "spark.kubernetes.executor.container.image"},
         {"serviceAccount", "spark.kubernetes.authenticate.driver.serviceAccountName",
          "spark.kubernetes.authenticate.executor.serviceAccountName"},
-        {"schedulerName", "spark.kubernetes.scheduler.name", "spark.kubernetes.scheduler.name"},
+        {"schedulerName", "spark.kubernetes.driver.scheduler.name",
+         "spark.kubernetes.executor.scheduler.name"},
+        {"kubernetesMaster", "spark.kubernetes.driver.master", NULL},
         {"instances", NULL, "spark.executor.instances"},
         {"deleteOnTermination", NULL, "spark.kubernetes.executor.deleteOnTermination"},
     };
@@ -139,6 +153,12 @@ static int pod_fields(conf_list *l, const json_t *pod, const char *role, cs_erro
     conf_add_map(l, json_object_get(pod, "annotations"), key);
     snprintf(key, sizeof key, "spark.kubernetes.%s.node.selector.", role);
     conf_add_map(l, json_object_get(pod, "nodeSelector"), key);
+    if (driver) {
+        conf_add_map(l, json_object_get(pod, "serviceLabels"),
+                     "spark.kubernetes.driver.service.label.");
+        conf_add_map(l, json_object_get(pod, "serviceAnnotations"),
+                     "spark.kubernetes.driver.service.annotation.");
+    }
     const char *env_prefix = driver ? "spark.kubernetes.driverEnv." : "spark.executorEnv.";
     conf_add_map(l, json_object_get(pod, "envVars"), env_prefix);
     const json_t *env = json_object_get(pod, "env");
@@ -153,19 +173,29 @@ static int pod_fields(conf_list *l, const json_t *pod, const char *role, cs_erro
         snprintf(key, sizeof key, "%s%s", env_prefix, name);
         conf_add(l, key, str_at(e, "value") ? str_at(e, "value") : "");
     }
-    static const char *const refused[] = {"gpu",         "sidecars",           "initContainers",
-                                          "hostNetwork", "dnsConfig",          "template",
-                                          "hostAliases", "lifecycle",          "javaOptions",
-                                          "memoryLimit", "podSecurityContext", "podName"};
+    static const struct {
+        const char *field, *why;
+    } refused[] = {
+        {"javaOptions", "a cspark driver or executor runs no JVM (set sparkConf keys instead)"},
+        {"memoryLimit", "the memory limit is the pod's request (memory + memoryOverhead)"},
+        {"podName", "each attempt's driver pod has a name of its own"},
+    };
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
-        const json_t *v = json_object_get(pod, refused[i]);
-        if (!v || json_is_null(v) || (json_is_array(v) && !json_array_size(v)) ||
-            (json_is_object(v) && !json_object_size(v)) || json_is_false(v))
-            continue;
-        snprintf(key, sizeof key, "%s.%s", role, refused[i]);
-        return unsupported(err, key, "see docs/operator.md for the fields cspark honours");
+        const json_t *v = json_object_get(pod, refused[i].field);
+        if (!v || json_is_null(v) || (json_is_string(v) && !*json_string_value(v))) continue;
+        snprintf(key, sizeof key, "%s.%s", role, refused[i].field);
+        return unsupported(err, key, refused[i].why);
     }
     return 0;
+}
+
+/* FNV-1a, 64 bits: the identity of one attempt of one generation of an application. */
+static uint64_t run_hash(const char *s)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+    return h;
 }
 
 /* A C identifier (the entry symbol the driver looks up with dlsym); with dots allowed, a Java
@@ -203,8 +233,61 @@ static int add_pod_templates(const json_t *spec, conf_list *l, char **dir, cs_er
             return cs_error_set(err, CS_EIO, "%s: cannot write the %s pod template", path, role);
         snprintf(key, sizeof key, "spark.kubernetes.%s.podTemplateFile", role);
         conf_add(l, key, path);
+        snprintf(key, sizeof key, "spark.kubernetes.%s.podTemplateContainerName", role);
+        snprintf(path, sizeof path, "spark-kubernetes-%s", role);
+        conf_add(l, key, path);
     }
     return 0;
+}
+
+/* batchScheduler volcano or yunikorn, as Kubeflow's batch scheduler plugins: the pods go to that
+ * scheduler, with the submit code's Volcano or YuniKorn feature step (Spark's); for Volcano, a
+ * PodGroup template from batchSchedulerOptions (queue, priorityClassName, resources as the
+ * group's minResources; without resources the step sums the driver's and the initial executors'
+ * requests), for YuniKorn the queue as the pods' label "queue". Any other name is accepted and
+ * not used (the default scheduler places the pods). */
+static int add_batch_scheduler(const json_t *spec, conf_list *l, char **dir, cs_error *err)
+{
+    const char *bs = str_at(spec, "batchScheduler");
+    const json_t *opts = json_object_get(spec, "batchSchedulerOptions");
+    bool volcano = bs && !strcmp(bs, "volcano"), yunikorn = bs && !strcmp(bs, "yunikorn");
+    if (!volcano && !yunikorn) return 0;
+    const char *step = volcano ? "org.apache.spark.deploy.k8s.features.VolcanoFeatureStep"
+                               : "org.apache.spark.deploy.k8s.features.YuniKornFeatureStep";
+    const char *queue = str_at(opts, "queue");
+    for (int r = 0; r < 2; r++) {
+        char key[128];
+        const char *role = r ? "executor" : "driver";
+        snprintf(key, sizeof key, "spark.kubernetes.%s.pod.featureSteps", role);
+        conf_add(l, key, step);
+        snprintf(key, sizeof key, "spark.kubernetes.%s.scheduler.name", role);
+        conf_add(l, key, bs);
+        if (yunikorn && queue) {
+            snprintf(key, sizeof key, "spark.kubernetes.%s.label.queue", role);
+            conf_add(l, key, queue);
+        }
+    }
+    const char *prio = str_at(opts, "priorityClassName");
+    const json_t *res = json_object_get(opts, "resources");
+    if (!volcano) return 0;
+    /* as Kubeflow's: minMember 1, so that the driver is scheduled first */
+    json_t *pg = json_pack("{s:s, s:s, s:{s:i}}", "apiVersion", "scheduling.volcano.sh/v1beta1",
+                           "kind", "PodGroup", "spec", "minMember", 1);
+    json_t *pgs = json_object_get(pg, "spec");
+    if (queue) json_object_set_new(pgs, "queue", json_string(queue));
+    if (prio) json_object_set_new(pgs, "priorityClassName", json_string(prio));
+    if (json_object_size(res)) json_object_set(pgs, "minResources", (json_t *)res);
+    int rc = *dir ? 0 : cs_local_dir_create(NULL, "operator-templates", dir, err);
+    char path[4096];
+    if (rc == 0) {
+        snprintf(path, sizeof path, "%s/podgroup.json", *dir);
+        if (json_dump_file(pg, path, JSON_INDENT(2)) < 0)
+            rc = cs_error_set(err, CS_EIO, "%s: cannot write the PodGroup template", path);
+        else
+            conf_add(l, "spark.kubernetes.scheduler.volcano.podGroupTemplateFile", path);
+    }
+    json_decref(pg);
+    return rc;
 }
 
 static int spec_to_confs(const json_t *app, int attempt, conf_list *l, submit_args *a,
@@ -246,9 +329,8 @@ static int spec_to_confs(const json_t *app, int attempt, conf_list *l, submit_ar
                                "archives are shipped)");
         }
     }
-    static const char *const spec_refused[] = {
-        "sparkConfigMap", "hadoopConfigMap",      "proxyUser",
-        "monitoring",     "driverIngressOptions", "batchSchedulerOptions"};
+    static const char *const spec_refused[] = {"sparkConfigMap", "hadoopConfigMap", "proxyUser",
+                                               "monitoring", "driverIngressOptions"};
     for (size_t i = 0; i < sizeof spec_refused / sizeof spec_refused[0]; i++) {
         const json_t *v = json_object_get(spec, spec_refused[i]);
         if (v && !json_is_null(v) && !(json_is_array(v) && !json_array_size(v)))
@@ -264,17 +346,22 @@ static int spec_to_confs(const json_t *app, int attempt, conf_list *l, submit_ar
     a->files = join_strings(json_object_get(deps, "files"));
     a->archives = join_strings(json_object_get(deps, "archives"));
 
-    /* the deterministic identity of (uid, attempt): 32 + 16 hex digits */
+    /* the deterministic identity of (uid, generation, attempt) */
     char hex[40] = "", id[64];
     size_t nhex = 0;
     const char *uid = str_at(meta, "uid");
-    for (const char *p = uid ? uid : ""; *p && nhex < 28; p++)
+    for (const char *p = uid ? uid : ""; *p && nhex < 32; p++)
         if (isxdigit((unsigned char)*p)) hex[nhex++] = (char)tolower((unsigned char)*p);
     hex[nhex] = '\0';
     if (nhex < 28) return cs_error_set(err, CS_EINVAL, "metadata.uid: not a UUID");
-    snprintf(id, sizeof id, "spark-%s%04x", hex, (unsigned)attempt & 0xffff);
+    const json_t *gen = json_object_get(meta, "generation");
+    char what[96];
+    snprintf(what, sizeof what, "%s/%lld/%d", hex,
+             json_is_integer(gen) ? (long long)json_integer_value(gen) : 0LL, attempt);
+    uint64_t h = run_hash(what);
+    snprintf(id, sizeof id, "spark-%.16s%016llx", hex, (unsigned long long)h);
     conf_add(l, "spark.app.id", id);
-    snprintf(id, sizeof id, "%.12s%04x", hex, (unsigned)attempt & 0xffff);
+    snprintf(id, sizeof id, "%016llx", (unsigned long long)h);
     conf_add(l, "cspark.kubernetes.uniqueId", id);
     conf_add(l, "spark.kubernetes.namespace", str_at(meta, "namespace"));
     for (int r = 0; r < 2; r++) {
@@ -297,28 +384,33 @@ static int spec_to_confs(const json_t *app, int attempt, conf_list *l, submit_ar
     if (str_at(spec, "memoryOverheadFactor"))
         conf_add(l, "spark.kubernetes.memoryOverheadFactor", str_at(spec, "memoryOverheadFactor"));
     conf_add_map(l, json_object_get(spec, "nodeSelector"), "spark.kubernetes.node.selector.");
+    /* as Kubeflow: only an enabled dynamicAllocation says anything, and it tracks shuffle files
+     * unless told not to (an executor holding shuffle data is not released) */
     const json_t *dyn = json_object_get(spec, "dynamicAllocation");
-    static const struct {
-        const char *field, *key;
-    } dyn_keys[] = {{"enabled", "spark.dynamicAllocation.enabled"},
-                    {"initialExecutors", "spark.dynamicAllocation.initialExecutors"},
-                    {"minExecutors", "spark.dynamicAllocation.minExecutors"},
-                    {"maxExecutors", "spark.dynamicAllocation.maxExecutors"},
-                    {"shuffleTrackingEnabled", "spark.dynamicAllocation.shuffleTracking.enabled"}};
-    char val[64];
-    for (size_t i = 0; i < sizeof dyn_keys / sizeof dyn_keys[0]; i++)
-        if (scalar_text(json_object_get(dyn, dyn_keys[i].field), val, sizeof val))
-            conf_add(l, dyn_keys[i].key, val);
-    if (json_is_integer(json_object_get(dyn, "shuffleTrackingTimeout"))) {
-        snprintf(val, sizeof val, "%lldms",
-                 (long long)json_integer_value(json_object_get(dyn, "shuffleTrackingTimeout")));
-        conf_add(l, "spark.dynamicAllocation.shuffleTracking.timeout", val);
+    if (json_is_true(json_object_get(dyn, "enabled"))) {
+        static const struct {
+            const char *field, *key;
+        } dyn_keys[] = {{"initialExecutors", "spark.dynamicAllocation.initialExecutors"},
+                        {"minExecutors", "spark.dynamicAllocation.minExecutors"},
+                        {"maxExecutors", "spark.dynamicAllocation.maxExecutors"}};
+        char val[64];
+        conf_add(l, "spark.dynamicAllocation.enabled", "true");
+        for (size_t i = 0; i < sizeof dyn_keys / sizeof dyn_keys[0]; i++)
+            if (scalar_text(json_object_get(dyn, dyn_keys[i].field), val, sizeof val))
+                conf_add(l, dyn_keys[i].key, val);
+        conf_add(l, "spark.dynamicAllocation.shuffleTracking.enabled",
+                 json_is_false(json_object_get(dyn, "shuffleTrackingEnabled")) ? "false" : "true");
+        if (json_is_integer(json_object_get(dyn, "shuffleTrackingTimeout"))) {
+            snprintf(val, sizeof val, "%lldms",
+                     (long long)json_integer_value(json_object_get(dyn, "shuffleTrackingTimeout")));
+            conf_add(l, "spark.dynamicAllocation.shuffleTracking.timeout", val);
+        }
     }
     if (pod_fields(l, json_object_get(spec, "driver"), "driver", err) < 0 ||
         pod_fields(l, json_object_get(spec, "executor"), "executor", err) < 0)
         return err->code;
     int rc = add_pod_templates(spec, l, tpl_dir, err);
-    if (rc < 0) return rc;
+    if (rc < 0 || (rc = add_batch_scheduler(spec, l, tpl_dir, err)) < 0) return rc;
     conf_add_map(l, json_object_get(spec, "hadoopConf"), "spark.hadoop.");
     conf_add_map(l, json_object_get(spec, "sparkConf"), ""); /* last: the user's word wins */
     return 0;

@@ -30,6 +30,8 @@
 #define OP_UI_PORT 4040
 /* a driver pod not seen this long after its submission is looked up; missing = gone */
 #define OP_DRIVER_GRACE_MS 10000
+/* the driver pod's Spark container (the submit code's name; the pod template keeps it) */
+#define OP_DRIVER_CONTAINER "spark-kubernetes-driver"
 
 typedef struct op_ctl {
     const op_options *o;
@@ -187,16 +189,25 @@ static int int_at(const json_t *obj, const char *key, int dflt)
     return json_is_integer(v) ? (int)json_integer_value(v) : dflt;
 }
 
-/* The driver container's end, "driver container failed with ExitCode: N, Reason: R" and its
- * termination message (the driver's abort reason), into buf. */
-static void driver_failure(const json_t *pod, char *buf, size_t cap)
+/* The driver container's terminated state, or NULL while it has not ended. */
+static const json_t *driver_terminated(const json_t *pod)
 {
     const json_t *cs = json_object_get(json_object_get(pod, "status"), "containerStatuses");
     for (size_t i = 0; i < json_array_size(cs); i++) {
         const json_t *c = json_array_get(cs, i);
-        const json_t *t = json_object_get(json_object_get(c, "state"), "terminated");
         const char *name = json_string_value(json_object_get(c, "name"));
-        if (!t || !name || strcmp(name, "spark-kubernetes-driver") != 0) continue;
+        if (name && !strcmp(name, OP_DRIVER_CONTAINER))
+            return json_object_get(json_object_get(c, "state"), "terminated");
+    }
+    return NULL;
+}
+
+/* The driver container's end, "driver container failed with ExitCode: N, Reason: R" and its
+ * termination message (the driver's abort reason), into buf. */
+static void driver_failure(const json_t *pod, char *buf, size_t cap)
+{
+    const json_t *t = driver_terminated(pod);
+    if (t) {
         const char *msg = json_string_value(json_object_get(t, "message"));
         int n = snprintf(buf, cap, "driver container failed with ExitCode: %d, Reason: %s",
                          (int)json_integer_value(json_object_get(t, "exitCode")),
@@ -220,13 +231,24 @@ static int64_t generation_of(const json_t *app)
     return json_is_integer(g) ? json_integer_value(g) : 0;
 }
 
+/* As Kubeflow's: a Running pod whose driver container ended (its sidecars still run), or a Failed
+ * one (a sidecar failed), has ended as that container did. */
 static op_driver driver_state(const json_t *pod)
 {
     const char *phase = json_string_value(json_object_get(json_object_get(pod, "status"), "phase"));
     if (!phase) return OP_DRIVER_PENDING;
-    if (!strcmp(phase, "Running")) return OP_DRIVER_RUNNING;
+    if (!strcmp(phase, "Running")) {
+        const json_t *t = driver_terminated(pod);
+        if (!t) return OP_DRIVER_RUNNING;
+        return json_integer_value(json_object_get(t, "exitCode")) == 0 ? OP_DRIVER_SUCCEEDED
+                                                                       : OP_DRIVER_FAILED;
+    }
     if (!strcmp(phase, "Succeeded")) return OP_DRIVER_SUCCEEDED;
-    if (!strcmp(phase, "Failed")) return OP_DRIVER_FAILED;
+    if (!strcmp(phase, "Failed")) {
+        const json_t *t = driver_terminated(pod);
+        return t && json_integer_value(json_object_get(t, "exitCode")) == 0 ? OP_DRIVER_SUCCEEDED
+                                                                            : OP_DRIVER_FAILED;
+    }
     return OP_DRIVER_PENDING;
 }
 
@@ -317,11 +339,16 @@ static void move_to(op_ctl *op, const json_t *app, const char *state, const json
         json_object_set_new(st, "terminationTime", json_string(when));
         snprintf(msg, sizeof msg, "SparkApplication %s completed", app_name(app));
     } else if (!strcmp(state, "INVALIDATING")) {
-        /* the run of the earlier spec is over: its counts and times go, its driver stays named
-         * in driverInfo until PENDING_RERUN has deleted it */
+        /* the run of the earlier spec is over: its counts, times and id go, as Kubeflow resets
+         * them (the edited spec's attempts count from 1, its retries are its own); its driver
+         * stays named in driverInfo until PENDING_RERUN has deleted it */
         reason = "SparkApplicationSpecUpdateProcessed";
         json_object_set_new(as, "errorMessage", json_string(""));
+        json_object_set_new(st, "submissionAttempts", json_integer(0));
         json_object_set_new(st, "executionAttempts", json_integer(0));
+        json_object_set_new(st, "lastSubmissionAttemptTime", json_null());
+        json_object_set_new(st, "sparkApplicationId", json_null());
+        json_object_set_new(st, "submissionID", json_null());
         json_object_set_new(st, "terminationTime", json_null());
         json_object_set_new(st, "executorState", json_null());
         json_object_set_new(st, "observedGeneration", json_integer(generation_of(app)));

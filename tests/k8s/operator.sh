@@ -6,12 +6,14 @@
 # `kubectl get sparkapp` printing the Kubeflow operator's columns; a failing one (tests/jobs/testjobs.so's
 # always_fail) with restartPolicy OnFailure and onFailureRetries 2 runs three times, each earlier
 # driver deleted before the next run, and ends FAILED with the driver's abort reason; spec.volumes,
-# volumeMounts, a configMap, a toleration, a nodeSelector and a valueFrom env reach the driver and
-# executor pods (which land on the one tainted node they select); an edited spec reruns a completed
-# application and a running one (INVALIDATING, PENDING_RERUN, SUBMITTED) with a new driver, the
-# old one deleted; a
-# spec the schema refuses never gets in, one cspark cannot run is FAILED with a message naming the
-# field; the operator SIGKILLed during a submission and restarted runs the application exactly
+# volumeMounts, a configMap, a secret, a toleration, a node affinity, a nodeSelector, a valueFrom
+# env, host aliases, a DNS config, security contexts and a priority class reach the driver and
+# executor pods (which land on the one tainted node they select), the driver's init container runs to its end before the driver starts and its sidecar
+# runs beside it (the application COMPLETED while the sidecar still runs); an edited spec reruns a
+# completed application and a running one (INVALIDATING, PENDING_RERUN, SUBMITTED) with a new
+# driver, the old one deleted, and the attempt counts reset as Kubeflow resets them; a
+# spec the schema refuses never gets in, one cspark cannot run (a bad mainClass, javaOptions, a
+# sidecar without an image) is FAILED with a message naming the field; the operator SIGKILLed during a submission and restarted runs the application exactly
 # once; a ScheduledSparkApplication every minute runs at least twice, keeping one completed run;
 # `kubectl delete sparkapp` leaves nothing; and the operator runs as deploy/operator/operator.yaml's
 # Deployment (its ServiceAccount, ClusterRole and Lease) in a pod of the image.
@@ -122,20 +124,36 @@ echo "\$msg" | grep -q "Job aborted due to stage failure: .*boom from always_fai
 kubectl get events --field-selector involvedObject.name=failing -o jsonpath='{range .items[*]}{.reason} {end}' |
     grep -qw SparkApplicationPendingRerun || fail "failing: no SparkApplicationPendingRerun event"
 
-step "volumes, a toleration and a nodeSelector reach the driver and executor pods"
+step "volumes, secrets, affinity, tolerations, an init container and a sidecar reach the pods"
 # one node labelled and tainted: only pods that both select it and tolerate the taint land there
 node=\$(kubectl get nodes -o jsonpath='{.items[0].metadata.name}')
 kubectl label node "\$node" csparkpool=dedicated >/dev/null || fail "cannot label \$node"
 kubectl taint node "\$node" csparkdedicated=operator:NoSchedule >/dev/null || fail "cannot taint \$node"
 kubectl create configmap podconf --from-literal=greeting=hello >/dev/null || fail "cannot create the ConfigMap"
-# what the driver and the executors both get: an emptyDir of spec.volumes, a ConfigMap, the
-# toleration, the selector and an env value from a reference (only through the pod template)
+kubectl create secret generic podsecret --from-literal=token=hidden >/dev/null || fail "cannot create the Secret"
+kubectl create priorityclass cspark-batch --value=1000 >/dev/null || fail "cannot create the PriorityClass"
+# what the driver and the executors both get: an emptyDir of spec.volumes, a ConfigMap, a Secret,
+# the toleration and an env value from a reference (only through the pod template); the driver
+# finds the node by a node affinity alone, the executors by a nodeSelector and the affinity
 POD_EXTRA='    volumeMounts: [{name: scratch, mountPath: /scratch}]
     configMaps: [{name: podconf, path: /etc/podconf}]
+    secrets: [{name: podsecret, path: /etc/podsecret, secretType: Generic}]
     tolerations: [{key: csparkdedicated, operator: Equal, value: operator, effect: NoSchedule}]
+    affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: [{key: csparkpool, operator: In, values: [dedicated]}]}]}}}
+    env: [{name: MY_NODE, valueFrom: {fieldRef: {fieldPath: spec.nodeName}}}]
+    hostAliases: [{ip: 10.1.2.3, hostnames: [store.example]}]
+    dnsConfig: {options: [{name: timeout, value: "2"}]}
+    podSecurityContext: {runAsUser: 185}
+    securityContext: {allowPrivilegeEscalation: false}
+    priorityClassName: cspark-batch'
+# the driver's init container leaves a file in the shared emptyDir; its sidecar runs until the pod
+# is deleted (a grace period of 1 s ends it)
+DRIVER_EXTRA="\$POD_EXTRA
+    terminationGracePeriodSeconds: 1
+    initContainers: [{name: prepare, image: cspark:dev, imagePullPolicy: IfNotPresent, command: [sh, -c, 'echo prepared >/scratch/prepared'], volumeMounts: [{name: scratch, mountPath: /scratch}]}]
+    sidecars: [{name: beside, image: cspark:dev, imagePullPolicy: IfNotPresent, command: [sleep, '3600'], volumeMounts: [{name: scratch, mountPath: /scratch}]}]" \
+EXECUTOR_EXTRA="\$POD_EXTRA
     nodeSelector: {csparkpool: dedicated}
-    env: [{name: MY_NODE, valueFrom: {fieldRef: {fieldPath: spec.nodeName}}}]'
-DRIVER_EXTRA=\$POD_EXTRA EXECUTOR_EXTRA="\$POD_EXTRA
     deleteOnTermination: false" SPEC_EXTRA='  volumes: [{name: scratch, emptyDir: {}}]' \
     app podspec "$BUILD/examples/pi.so" 4 >"$T/podspec.yaml"
 kubectl apply -f "$T/podspec.yaml" >/dev/null || fail "podspec refused: \$(cat "$T/podspec.yaml")"
@@ -143,15 +161,30 @@ wait_until 240 "podspec COMPLETED" is_state podspec COMPLETED || on_fail "podspe
 for role in driver executor; do
     pods=\$(kubectl get pods -l sparkoperator.k8s.io/app-name=podspec,spark-role=\$role -o name)
     [ -n "\$pods" ] || on_fail "podspec: no \$role pods"
+    want="\$node NoSchedule csparkpool scratch /scratch configmap-podconf /etc/podconf secret-podsecret /etc/podsecret spec.nodeName store.example 2 185 false 1000"
+    [ \$role = executor ] && want="\$want dedicated"
     for p in \$pods; do
-        got=\$(kubectl get "\$p" -o jsonpath='{.spec.nodeName} {.spec.nodeSelector.csparkpool} {.spec.tolerations[?(@.key=="csparkdedicated")].effect} {.spec.volumes[?(@.name=="scratch")].name} {.spec.containers[0].volumeMounts[?(@.name=="scratch")].mountPath} {.spec.volumes[?(@.configMap.name=="podconf")].name} {.spec.containers[0].volumeMounts[?(@.mountPath=="/etc/podconf")].mountPath} {.spec.containers[0].env[?(@.name=="MY_NODE")].valueFrom.fieldRef.fieldPath}')
-        [ "\$got" = "\$node dedicated NoSchedule scratch /scratch configmap-podconf /etc/podconf spec.nodeName" ] ||
-            on_fail "podspec: \$p: \$got"
+        got=\$(kubectl get "\$p" -o jsonpath='{.spec.nodeName} {.spec.tolerations[?(@.key=="csparkdedicated")].effect} {.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].key} {.spec.volumes[?(@.name=="scratch")].name} {.spec.containers[0].volumeMounts[?(@.name=="scratch")].mountPath} {.spec.volumes[?(@.configMap.name=="podconf")].name} {.spec.containers[0].volumeMounts[?(@.mountPath=="/etc/podconf")].mountPath} {.spec.volumes[?(@.secret.secretName=="podsecret")].name} {.spec.containers[0].volumeMounts[?(@.mountPath=="/etc/podsecret")].mountPath} {.spec.containers[0].env[?(@.name=="MY_NODE")].valueFrom.fieldRef.fieldPath} {.spec.hostAliases[0].hostnames[0]} {.spec.dnsConfig.options[0].value} {.spec.securityContext.runAsUser} {.spec.containers[0].securityContext.allowPrivilegeEscalation} {.spec.priority} {.spec.nodeSelector.csparkpool}')
+        [ "\$(echo \$got)" = "\$want" ] || on_fail "podspec: \$p: \$got (expected \$want)"
     done
 done
+# the init container ran to its end before the driver container started; the sidecar ran beside
+# the driver and still runs after it (the pod Running, the application COMPLETED by its driver
+# container's exit code, as Kubeflow judges it)
+drv=pod/\$(kubectl get sparkapp podspec -o jsonpath='{.status.driverInfo.podName}')
+got=\$(kubectl get "\$drv" -o jsonpath='{.spec.initContainers[0].name} {.status.initContainerStatuses[0].state.terminated.exitCode} {.spec.containers[1].name} {.status.phase} {.status.containerStatuses[?(@.name=="spark-kubernetes-driver")].state.terminated.exitCode} {.spec.terminationGracePeriodSeconds}')
+[ "\$got" = "prepare 0 beside Running 0 1" ] || on_fail "podspec: the driver's init container and sidecar: \$got"
+init_end=\$(kubectl get "\$drv" -o jsonpath='{.status.initContainerStatuses[0].state.terminated.finishedAt}')
+drv_start=\$(kubectl get "\$drv" -o jsonpath='{.status.containerStatuses[?(@.name=="spark-kubernetes-driver")].state.terminated.startedAt}')
+side_start=\$(kubectl get "\$drv" -o jsonpath='{.status.containerStatuses[?(@.name=="beside")].state.running.startedAt}')
+drv_end=\$(kubectl get "\$drv" -o jsonpath='{.status.containerStatuses[?(@.name=="spark-kubernetes-driver")].state.terminated.finishedAt}')
+[ -n "\$init_end" ] && [ -n "\$side_start" ] && ! [[ "\$drv_start" < "\$init_end" ]] && ! [[ "\$drv_end" < "\$side_start" ]] ||
+    on_fail "podspec: init container ended \$init_end, driver ran \$drv_start..\$drv_end, sidecar started \$side_start"
 kubectl taint node "\$node" csparkdedicated- >/dev/null
 kubectl label node "\$node" csparkpool- >/dev/null
 kubectl delete configmap podconf >/dev/null
+kubectl delete secret podsecret >/dev/null
+kubectl delete priorityclass cspark-batch >/dev/null
 
 step "an edited spec reruns the application"
 app edited "$BUILD/examples/pi.so" 4 | kubectl apply -f - >/dev/null || fail "edited refused"
@@ -161,12 +194,16 @@ kubectl patch sparkapp edited --type merge -p '{"spec":{"arguments":["7"]}}' >/d
 gen=\$(kubectl get sparkapp edited -o jsonpath='{.metadata.generation}')
 rerun_done() { is_state edited COMPLETED && [ "\$(kubectl get sparkapp edited -o jsonpath='{.status.observedGeneration}')" = "\$gen" ]; }
 wait_until 240 "edited rerun and COMPLETED" rerun_done || on_fail "edited was not rerun: \$(state edited)"
-sed -n '/app=default\/edited state=INVALIDATING/,\$p' "$T/op1.log" | grep -o "app=default/edited state=[A-Z_]*\|app=default/edited attempt=2" |
-    sed 's/.*state=//; s/.*attempt=2/SUBMITTED/' | tr '\n' ' ' | grep -q "^INVALIDATING PENDING_RERUN SUBMITTED .*COMPLETED" ||
+sed -n '/app=default\/edited state=INVALIDATING/,\$p' "$T/op1.log" | grep -o "app=default/edited state=[A-Z_]*\|app=default/edited attempt=1" |
+    sed 's/.*state=//; s/.*attempt=1/SUBMITTED/' | tr '\n' ' ' | grep -q "^INVALIDATING PENDING_RERUN SUBMITTED .*COMPLETED" ||
     on_fail "edited: states after the edit: \$(grep -o "app=default/edited state=[A-Z_]*" "$T/op1.log" | tr '\n' ' ')"
+# the edited spec's attempts count from 1 again, as Kubeflow resets them (its first attempt's
+# driver still has a name of its own: the identity hashes the generation in)
 st=\$(kubectl get sparkapp edited -o jsonpath='{.status.submissionAttempts} {.status.executionAttempts} {.status.driverInfo.podName}')
 set -- \$st
-[ "\$1 \$2" = "2 1" ] && [ "\$3" != "\$first" ] || on_fail "edited status after the rerun: \$st (first driver \$first)"
+[ "\$1 \$2" = "1 1" ] && [ "\$3" != "\$first" ] || on_fail "edited status after the rerun: \$st (first driver \$first)"
+grep -q "app=default/edited state=INVALIDATING" "$T/op1.log" && [ "\$(grep -c "app=default/edited attempt=1 .*event=submitted" "$T/op1.log")" = 2 ] ||
+    on_fail "edited: the rerun was not submitted as attempt 1"
 [ -z "\$(kubectl get pod "\$first" -o name --ignore-not-found)" ] || on_fail "edited: the first driver \$first was not deleted"
 kubectl logs "\$3" | grep -q "^Pi is roughly 3.1" || on_fail "edited: the rerun's driver did not print pi"
 kubectl get events --field-selector involvedObject.name=edited -o jsonpath='{range .items[*]}{.reason} {end}' |
@@ -180,8 +217,8 @@ kubectl patch sparkapp busy --type merge -p '{"spec":{"arguments":["10"]}}' >/de
 gen=\$(kubectl get sparkapp busy -o jsonpath='{.metadata.generation}')
 busy_rerun() { is_state busy COMPLETED && [ "\$(kubectl get sparkapp busy -o jsonpath='{.status.observedGeneration}')" = "\$gen" ]; }
 wait_until 240 "busy rerun and COMPLETED" busy_rerun || on_fail "busy was not rerun: \$(state busy)"
-sed -n '/app=default\/busy state=INVALIDATING/,\$p' "$T/op1.log" | grep -o "app=default/busy state=[A-Z_]*\|app=default/busy attempt=2" |
-    sed 's/.*state=//; s/.*attempt=2/SUBMITTED/' | tr '\n' ' ' | grep -q "^INVALIDATING PENDING_RERUN SUBMITTED .*COMPLETED" ||
+sed -n '/app=default\/busy state=INVALIDATING/,\$p' "$T/op1.log" | grep -o "app=default/busy state=[A-Z_]*\|app=default/busy attempt=1" |
+    sed 's/.*state=//; s/.*attempt=1/SUBMITTED/' | tr '\n' ' ' | grep -q "^INVALIDATING PENDING_RERUN SUBMITTED .*COMPLETED" ||
     on_fail "busy: states after the edit: \$(grep -o "app=default/busy state=[A-Z_]*" "$T/op1.log" | tr '\n' ' ')"
 sed -n '1,/app=default\/busy state=INVALIDATING/p' "$T/op1.log" | grep -q "app=default/busy state=COMPLETED" &&
     on_fail "busy completed before the edit: the edit did not meet a running application"
@@ -189,6 +226,8 @@ driver=\$(kubectl get sparkapp busy -o jsonpath='{.status.driverInfo.podName}')
 [ "\$driver" != "\$first" ] && [ -z "\$(kubectl get pod "\$first" -o name --ignore-not-found)" ] ||
     on_fail "busy: the running driver \$first was not replaced and deleted (now \$driver)"
 kubectl logs "\$driver" | grep -q "^count=16" || on_fail "busy: the rerun's driver did not count 16"
+[ "\$(kubectl get sparkapp busy -o jsonpath='{.status.submissionAttempts} {.status.executionAttempts}')" = "1 1" ] ||
+    on_fail "busy: attempts after the edit: \$(kubectl get sparkapp busy -o jsonpath='{.status.submissionAttempts} {.status.executionAttempts}')"
 
 step "invalid specs"
 app bad "$BUILD/examples/wordcount.so" x | sed 's/type: Java/type: Go/' | kubectl apply -f - >/dev/null 2>"$T/bad.err" &&
@@ -200,6 +239,21 @@ wait_until 60 "badclass FAILED" is_state badclass FAILED || on_fail "badclass: \
 kubectl get sparkapp badclass -o jsonpath='{.status.applicationState.errorMessage}' | grep -q "^spec.mainClass 'main(1)': expected" ||
     fail "badclass errorMessage: \$(kubectl get sparkapp badclass -o jsonpath='{.status.applicationState.errorMessage}')"
 [ -z "\$(kubectl get pods -l sparkoperator.k8s.io/app-name=badclass -o name)" ] || fail "badclass created pods"
+# a field cspark cannot honour, and a pod field's entry the pod could not take: each named in the
+# status, nothing created
+DRIVER_EXTRA='    javaOptions: "-Xss4m"' app badjava "$BUILD/examples/pi.so" | kubectl apply -f - >/dev/null ||
+    fail "badjava refused by the schema"
+DRIVER_EXTRA='    sidecars: [{name: noimage}]' app badsidecar "$BUILD/examples/pi.so" | kubectl apply -f - >/dev/null ||
+    fail "badsidecar refused by the schema"
+for a in badjava badsidecar; do
+    wait_until 60 "\$a FAILED" is_state \$a FAILED || on_fail "\$a: \$(state \$a)"
+    [ -z "\$(kubectl get pods -l sparkoperator.k8s.io/app-name=\$a -o name)" ] || fail "\$a created pods"
+done
+msg=\$(kubectl get sparkapp badjava -o jsonpath='{.status.applicationState.errorMessage}')
+[ "\$msg" = "spec.driver.javaOptions is not supported by cspark-operator: a cspark driver or executor runs no JVM (set sparkConf keys instead)" ] ||
+    fail "badjava errorMessage: \$msg"
+msg=\$(kubectl get sparkapp badsidecar -o jsonpath='{.status.applicationState.errorMessage}')
+[ "\$msg" = "spec.driver.sidecars[0]: expected a container with a name and an image" ] || fail "badsidecar errorMessage: \$msg"
 
 step "the operator SIGKILLed during a submission"
 # the crash window, made certain: an operator whose service account may do everything but write
