@@ -368,16 +368,17 @@ static int submit_cluster(cs_conf *conf, const submit_args *a, const char *entry
     if (cs_k8s_executor_check(conf, &app, NULL, err) < 0) goto out;
 
     if (dry_run) { /* cspark addition: the manifests, no API server contacted */
-        json_t *objs[5 + 16];
+        json_t **objs = cs_xcalloc(5 + json_array_size(claims), sizeof *objs);
         int n = 0;
         if (secret) objs[n++] = secret;
         if (creds) objs[n++] = creds;
         objs[n++] = cm;
         objs[n++] = pod;
         objs[n++] = svc;
-        for (size_t i = 0; i < json_array_size(claims) && i < 16; i++)
+        for (size_t i = 0; i < json_array_size(claims); i++)
             objs[n++] = json_array_get(claims, i);
         rc = cs_k8s_write_yaml(stdout, objs, n, err) < 0 ? err->code : 0;
+        free(objs);
         goto out;
     }
 
