@@ -2,8 +2,9 @@
  * coarse_registry.c — the coarse backend's executors (Spark's CoarseGrainedSchedulerBackend
  * executorDataMap and HeartbeatReceiver, see coarse_backend_internal.h): RegisterExecutor
  * admitted or refused, lookups by id and by connection, heartbeats, expiry of executors silent for
- * longer than spark.network.timeout, telling executors which peers are lost (RemoveExecutor), and
- * the waits for registrations and disconnections.
+ * longer than spark.network.timeout, telling executors which peers are lost (RemoveExecutor), the
+ * map outputs a new executor recovered from a reused volume (handed to the map-output tracker),
+ * and the waits for registrations and disconnections.
  *
  * An executor's states (exec_info, coarse_backend_internal.h; coarse_decommission.c moves it
  * between the middle ones). Only ACTIVE is offered tasks; LOST is final, and the scheduler hears
@@ -31,6 +32,7 @@
 #include "common/log.h"
 #include "common/shutdown.h"
 #include "common/sync.h"
+#include "plan/task_codec.h"
 #include "sched/listener.h"
 
 int cs_coarse_find_exec(coarse_backend *b, const char *id)
@@ -112,6 +114,27 @@ static const char *registration_fault(const Cspark__RegisterExecutor *re, char *
     return buf;
 }
 
+/* The map outputs a new executor found on its reused volume: served by it from now on. */
+static void register_recovered(coarse_backend *b, const Cspark__RegisterExecutor *re)
+{
+    cs_map_status *outs = cs_xcalloc(re->n_recovered_outputs, sizeof *outs);
+    int n = 0;
+    for (size_t i = 0; i < re->n_recovered_outputs; i++) {
+        cs_error err;
+        cs_error_clear(&err);
+        if (cs_map_status_decode(re->recovered_outputs[i], &outs[n], &err) < 0) {
+            CS_WARN("driver", "event=map_output_not_recovered executor=%s error=%s",
+                    cs_log_value(re->executor_id), cs_log_quote(err.msg));
+            continue;
+        }
+        snprintf(outs[n].executor_id, sizeof outs[n].executor_id, "%s", re->executor_id);
+        snprintf(outs[n].host, sizeof outs[n].host, "%s", re->host);
+        outs[n].port = re->block_port;
+        n++;
+    }
+    cs_scheduler_outputs_recovered(b->base.sched, outs, n);
+}
+
 void cs_coarse_on_register(coarse_backend *b, rpc_conn *c, uint64_t request_id,
                            const Cspark__RegisterExecutor *re)
 {
@@ -169,6 +192,7 @@ done:
             cs_coarse_send_executor_lost(c, b->execs[i].id, b->execs[i].lost_reason);
     pthread_mutex_unlock(&b->lock);
     if (b->base.sched) cs_scheduler_executor_added(b->base.sched, re->executor_id, re->cores);
+    if (b->base.sched && re->n_recovered_outputs) register_recovered(b, re);
     CS_INFO("driver",
             "event=executor_registered executor=%s host=%s cores=%d block_port=%d pid=%lld",
             cs_log_value(re->executor_id), cs_log_value(re->host), re->cores, re->block_port,

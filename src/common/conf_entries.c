@@ -146,6 +146,12 @@ static const cs_conf_entry entries[] = {
     BOOL("spark.shuffle.spill.compress"),
     BOOL("spark.shuffle.checksum.enabled"),
     CHOICE("spark.shuffle.checksum.algorithm", "ADLER32|CRC32|CRC32C|XXH3", true),
+    /* Spark's two local-disk implementations; the Kubernetes one recovers shuffle files from a
+     * reused volume (src/exec/shuffle_recovery.h) */
+    CHOICE_D("spark.shuffle.sort.io.plugin.class",
+             "org.apache.spark.shuffle.sort.io.LocalDiskShuffleDataIO|"
+             "org.apache.spark.shuffle.KubernetesLocalDiskShuffleDataIO",
+             false, "org.apache.spark.shuffle.sort.io.LocalDiskShuffleDataIO"),
     SIZE_POS("spark.reducer.maxSizeInFlight", CS_MiB),
     SIZE_POS("spark.broadcast.blockSize", CS_KiB),
     INT("spark.shuffle.io.maxRetries", 0, IMAX),

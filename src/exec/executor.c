@@ -45,6 +45,7 @@
 #include "exec/decom_signals.h"
 #include "exec/plan_cache.h"
 #include "exec/shuffle_migration.h"
+#include "exec/shuffle_recovery.h"
 #include "exec/task_context.h"
 #include "fs/fs.h"
 #include "fs/shipped_files.h"
@@ -612,11 +613,13 @@ static int register_with_driver(executor *x, cs_error *err)
     re.block_port = x->block_port;
     re.pid = getpid();
     re.resources = cs_executor_resources_pb(&x->resources, &re.n_resources);
+    cs_shuffle_recovery_attach(&re, x->conf, x->local_dir, x->opt->app_id);
     Cspark__Envelope req = CSPARK__ENVELOPE__INIT, *reply = NULL;
     req.body_case = CSPARK__ENVELOPE__BODY_REGISTER_EXECUTOR;
     req.register_executor = &re;
     int rc = cs_rpc_call(x->driver, &req, &reply, 30000, err);
     cs_executor_resources_pb_free(re.resources, re.n_resources);
+    cs_shuffle_recovery_detach(&re);
     if (rc < 0) return err->code;
     if (reply->body_case == CSPARK__ENVELOPE__BODY_REGISTER_EXECUTOR_FAILED)
         rc = cs_error_set(err, CS_EINVAL, "the driver refused executor %s: %s", x->opt->executor_id,
@@ -652,6 +655,8 @@ static int make_local_dir(executor *x, cs_error *err)
     char name[96];
     snprintf(name, sizeof name, "cspark-executor-%s", x->opt->executor_id);
     if (cs_local_dir_create(x->conf, name, &x->local_dir, err) < 0) return err->code;
+    if (cs_shuffle_recovery_enabled(x->conf)) /* a crash leaves shuffle files to the next one */
+        return cs_shuffle_recovery_mark(x->local_dir, x->opt->app_id, err);
     cs_exit_cleanup_add(x->local_dir); /* removed even if a task crashes or calls exit() */
     return 0;
 }

@@ -1,9 +1,10 @@
 /*
  * map_output_tracker.c — Spark's MapOutputTrackerMaster as other threads see it (see
  * scheduler.h): the map outputs registered at an executor (decommissioning copies them), an
- * output moved to another executor, whether a running stage reads from an executor, every
- * output with its shuffle's activity (shuffle tracking), and a shuffle's partition sizes
- * (adaptive execution's MapOutputStatistics). The job thread registers and
+ * output moved to another executor, outputs a new executor recovered from a reused volume,
+ * whether a running stage reads from an executor, every output with its shuffle's activity
+ * (shuffle tracking), and a shuffle's partition sizes (adaptive execution's
+ * MapOutputStatistics). The job thread registers and
  * unregisters outputs in dag_scheduler.c; everything here holds outputs_lock.
  */
 #include <stdio.h>
@@ -65,6 +66,60 @@ void cs_scheduler_output_moved(scheduler *s, int shuffle_id, int map_id, const c
                 map_id, cs_log_value(from), cs_log_value(to));
     }
     pthread_mutex_unlock(&s->outputs_lock);
+}
+
+typedef struct recovered {
+    scheduler *s;
+    cs_map_status *outs;
+    int n;
+} recovered;
+
+/* After the completions queued before (the previous holder's loss among them). */
+static void register_recovered(void *arg)
+{
+    recovered *r = arg;
+    scheduler *s = r->s;
+    int taken = 0;
+    pthread_mutex_lock(&s->outputs_lock);
+    for (int i = 0; i < r->n; i++) {
+        cs_map_status *ms = &r->outs[i];
+        int sid = ms->shuffle_id, m = ms->map_id;
+        map_outputs *o = sid >= 0 && sid < s->cap_shuffles ? &s->outputs[sid] : NULL;
+        const stage *st = o ? s->shuffle_stages[sid] : NULL;
+        if (!o || !o->maps || !st || !st->dep || m < 0 || m >= o->num_maps ||
+            ms->num_reduces != st->dep->partitioner.num_partitions) {
+            CS_WARN("scheduler",
+                    "event=map_output_not_recovered shuffle=%d map=%d executor=%s "
+                    "reason=%s",
+                    sid, m, cs_log_value(ms->executor_id),
+                    cs_log_quote("no such map output in this application"));
+            cs_map_status_free(ms);
+            continue;
+        }
+        cs_map_status *copy = cs_xmalloc(sizeof *copy);
+        *copy = *ms; /* moves the sizes */
+        if (o->maps[m])
+            cs_dag_bury(s, o->maps[m]); /* attempts that started before still read the old one */
+        else
+            o->available++;
+        o->maps[m] = copy;
+        taken++;
+        CS_INFO("scheduler", "event=map_output_recovered shuffle=%d map=%d executor=%s", sid, m,
+                cs_log_value(copy->executor_id));
+    }
+    pthread_mutex_unlock(&s->outputs_lock);
+    if (r->n)
+        CS_INFO("scheduler", "event=shuffle_recovered executor=%s map_outputs=%d registered=%d",
+                cs_log_value(r->outs[0].executor_id), r->n, taken);
+    free(r->outs);
+    free(r);
+}
+
+void cs_scheduler_outputs_recovered(scheduler *s, cs_map_status *outs, int n)
+{
+    recovered *r = cs_xmalloc(sizeof *r);
+    *r = (recovered){.s = s, .outs = outs, .n = n};
+    cs_scheduler_after_completions(s, register_recovered, r);
 }
 
 bool cs_dag_stage_reads_from(const stage *st, const char *executor_id)

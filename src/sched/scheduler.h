@@ -170,6 +170,15 @@ int cs_scheduler_outputs_on(scheduler *s, const char *executor_id, cs_map_status
  * stages read it there. Ignored when the output is no longer registered at `from`. */
 void cs_scheduler_output_moved(scheduler *s, int shuffle_id, int map_id, const char *from,
                                const char *to, const char *host, int port);
+/* Map outputs an executor found at start on a reused volume, written there by an executor of
+ * this application that is gone (Spark's KubernetesLocalDiskShuffleDataIO recovery): each
+ * becomes the registered output of its (shuffle, map) at the location it names, replacing one
+ * registered elsewhere (an output's files are the same wherever they are), so later stages read
+ * it there instead of running its map task again. Ignored for a shuffle the scheduler does not
+ * know or whose reduce count differs. Takes outs (an array of n, malloc'd, and each status's
+ * sizes); registers them once every completion reported so far is handled (a lost executor's
+ * outputs are unregistered first). */
+void cs_scheduler_outputs_recovered(scheduler *s, cs_map_status *outs, int n);
 /* True while a running stage attempt reads map outputs from executor_id (its tasks were given
  * that location): the executor must keep serving them. */
 bool cs_scheduler_reads_from(scheduler *s, const char *executor_id);

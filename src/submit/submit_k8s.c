@@ -4,7 +4,8 @@
  * and the driver's API-server credentials Secret when spark.kubernetes.authenticate.driver.*
  * name some), the driver ConfigMap (spark.properties and,
  * unless the application is local://, the job's .so or SQL file), then the driver pod, then the
- * headless Service; every object but the pod gets an ownerReference to the driver pod, so deleting
+ * headless Service and the driver's OnDemand PersistentVolumeClaims (cs_k8s_driver_pvcs); every
+ * object but the pod gets an ownerReference to the driver pod, so deleting
  * the driver removes the application. Before the first object is created, the pod is sent once with
  * dryRun=All, so that an RBAC refusal or an invalid pod is reported with nothing created. If any
  * later step fails, what was created is deleted again. With
@@ -246,6 +247,29 @@ static void delete_created(kube_client *kc, const k8s_app *app, bool secret, con
     if (secret) cs_kube_delete(kc, "secrets", app->namespace_, app->auth_secret_name, 0, &err);
 }
 
+/* The driver's OnDemand claims, after its pod and owned by it (Spark's
+ * KubernetesClientApplication creates the feature steps' extra resources so): the pod waits
+ * unscheduled until they exist. */
+static int create_claims(kube_client *kc, const submit_mode *m, const k8s_app *app, json_t *claims,
+                         const json_t *driver_pod, cs_error *err)
+{
+    size_t i;
+    json_t *c;
+    json_array_foreach(claims, i, c)
+    {
+        bool made = false;
+        if (cs_k8s_set_owner(c, driver_pod, err) < 0 ||
+            create_or_adopt(kc, m, "persistentvolumeclaims", app->namespace_, c, NULL, &made, err) <
+                0)
+            return err->code;
+        CS_INFO("submit", "app=%s event=claim_created claim=%s owner=%s", cs_log_value(app->app_id),
+                cs_log_value(
+                    json_string_value(json_object_get(json_object_get(c, "metadata"), "name"))),
+                cs_log_value(app->driver_pod_name));
+    }
+    return 0;
+}
+
 static int own(kube_client *kc, const k8s_app *app, const char *resource, const char *name,
                const json_t *driver_pod, cs_error *err)
 {
@@ -295,6 +319,7 @@ static int submit_cluster(cs_conf *conf, const submit_args *a, const char *entry
     size_t len = 0;
     json_t *secret = NULL, *creds = NULL, *cm = NULL, *pod = NULL, *svc = NULL, *created_pod = NULL,
            *pod_group = NULL;
+    json_t *claims = NULL; /* the driver's OnDemand claims */
     kube_client *kc = NULL;
     cs_files_upload upload = {0};
     bool submitted = false;
@@ -343,11 +368,12 @@ static int submit_cluster(cs_conf *conf, const submit_args *a, const char *entry
     if (!(pod = cs_k8s_driver_pod(conf, &app, err))) goto out;
     if (!(svc = cs_k8s_driver_service(conf, &app, err))) goto out;
     if (cs_k8s_volcano_pod_group(conf, &app, pod, &pod_group, err) < 0) goto out;
+    if (!(claims = cs_k8s_driver_pvcs(conf, &app, err))) goto out;
     /* and the driver's executor pods (volumes, claims), so that a bad key fails here */
     if (cs_k8s_executor_check(conf, &app, NULL, err) < 0) goto out;
 
     if (dry_run) { /* cspark addition: the manifests, no API server contacted */
-        json_t *objs[6];
+        json_t **objs = cs_xcalloc(6 + json_array_size(claims), sizeof *objs);
         int n = 0;
         if (pod_group) objs[n++] = pod_group;
         if (secret) objs[n++] = secret;
@@ -355,7 +381,10 @@ static int submit_cluster(cs_conf *conf, const submit_args *a, const char *entry
         objs[n++] = cm;
         objs[n++] = pod;
         objs[n++] = svc;
+        for (size_t i = 0; i < json_array_size(claims); i++)
+            objs[n++] = json_array_get(claims, i);
         rc = cs_k8s_write_yaml(stdout, objs, n, err) < 0 ? err->code : 0;
+        free(objs);
         goto out;
     }
 
@@ -403,8 +432,9 @@ static int submit_cluster(cs_conf *conf, const submit_args *a, const char *entry
         (pod_group && own(kc, &app, "podgroups", object_name(pod_group), created_pod, err) < 0) ||
         own(kc, &app, "configmaps", app.conf_map_name, created_pod, err) < 0 ||
         cs_k8s_set_owner(svc, created_pod, err) < 0 ||
-        create_or_adopt(kc, m, "services", app.namespace_, svc, NULL, &made_svc, err) < 0)
-        goto fail;
+        create_or_adopt(kc, m, "services", app.namespace_, svc, NULL, &made_svc, err) < 0 ||
+        create_claims(kc, m, &app, claims, created_pod, err) < 0)
+        goto fail; /* claims made go with the pod (owned by it) */
     if (m->started) {
         submit_k8s_started *st = m->started;
         snprintf(st->app_id, sizeof st->app_id, "%s", app.app_id);
@@ -435,6 +465,7 @@ out:
     json_decref(cm);
     json_decref(pod);
     json_decref(svc);
+    json_decref(claims);
     json_decref(created_pod);
     if (kc != m->client) cs_kube_client_free(kc);
     if (app_ready) cs_k8s_app_free(&app);

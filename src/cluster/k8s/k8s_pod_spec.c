@@ -19,6 +19,7 @@
 #include "common/conf_entries.h"
 #include "common/fsutil.h"
 #include "common/strutil.h"
+#include "exec/shuffle_recovery.h"
 #include "fs/fs.h"
 #include "fs/shipped_files.h"
 
@@ -482,6 +483,18 @@ int cs_k8s_executor_check(const cs_conf *conf, const k8s_app *app, int *on_deman
     if (!claims) return err->code ? err->code : CS_EINVAL;
     if (on_demand) *on_demand = (int)json_array_size(claims);
     json_decref(claims);
+    /* as Spark's KubernetesLocalDiskShuffleDataIO: "Ephemeral PVCs are required" */
+    bool reuse = false;
+    if (!cs_shuffle_recovery_enabled(conf)) return CS_OK;
+    if (cs_conf_entry_bool(conf, "spark.kubernetes.driver.reusePersistentVolumeClaim", &reuse,
+                           err) < 0)
+        return err->code;
+    if (!reuse)
+        return cs_error_set(err, CS_EINVAL,
+                            "spark.shuffle.sort.io.plugin.class=%s needs "
+                            "spark.kubernetes.driver.reusePersistentVolumeClaim=true (executors "
+                            "recover shuffle files from reused claims)",
+                            CS_SHUFFLE_IO_K8S_LOCAL_DISK);
     return CS_OK;
 }
 

@@ -126,6 +126,13 @@ json_t *cs_k8s_executor_pod(const cs_conf *conf, const k8s_app *app, int exec_id
 json_t *cs_k8s_executor_pvcs(const cs_conf *conf, const k8s_app *app, const json_t *exec_pod,
                              cs_error *err);
 
+/* The same for the driver: spark.kubernetes.driver.volumes.persistentVolumeClaim.<name>
+ * .options.claimName=OnDemand volumes as claims `<prefix>-driver-pvc-<index>` (Spark's name for
+ * them), which cspark-submit creates after the driver pod, owned by it (Spark's
+ * MountVolumesFeatureStep and KubernetesClientApplication). A JSON array, possibly empty; NULL
+ * with err on a bad option, label or annotation. */
+json_t *cs_k8s_driver_pvcs(const cs_conf *conf, const k8s_app *app, cs_error *err);
+
 /* Checks every executor setting by building executor 1's pod and its claims (nothing is kept),
  * so that a bad executor key (a volume, a storage class, a size) is refused before anything is
  * created; *on_demand (optional) gets how many OnDemand claims each executor has. */

@@ -155,6 +155,17 @@ static int check_on_demand(const char *prefix, const char *id, json_t *e, cs_err
     return check_size(prefix, id, size, err);
 }
 
+/* What an OnDemand claim's name starts with, into buf, as Spark: `<prefix>-driver` for the driver
+ * (whatever its pod's name), the pod's name for an executor. */
+static void claims_base(char *buf, size_t cap, const k8s_app *app, bool driver,
+                        const char *pod_name)
+{
+    if (driver)
+        snprintf(buf, cap, "%s-driver", app->prefix);
+    else
+        snprintf(buf, cap, "%s", pod_name ? pod_name : "");
+}
+
 static int build_volume(k8s_pod_ctx *ctx, const char *prefix, int index, const char *id, json_t *e,
                         cs_error *err)
 {
@@ -229,18 +240,15 @@ static int build_volume(k8s_pod_ctx *ctx, const char *prefix, int index, const c
         }
         cs_sbuf b = CS_SBUF_INIT;
         if (!strcmp(claim, "OnDemand")) {
-            if (ctx->driver)
-                rc = cs_error_set(err, CS_EINVAL,
-                                  "%s%s.options.claimName=OnDemand is only supported for executors",
-                                  prefix, id);
-            else
-                rc = check_on_demand(prefix, id, e, err);
-            if (rc) {
+            if ((rc = check_on_demand(prefix, id, e, err))) {
                 json_decref(src);
                 goto done;
             }
-            /* one claim per pod, built by cs_k8s_executor_pvcs and created by the backend */
-            cs_sbuf_printf(&b, "%s-pvc-%d", ctx->pod_name, index);
+            /* one claim per pod, built by cs_k8s_{driver,executor}_pvcs and created by
+             * cspark-submit (the driver's) or the backend (an executor's) */
+            char base[300];
+            claims_base(base, sizeof base, ctx->app, ctx->driver, ctx->pod_name);
+            cs_sbuf_printf(&b, "%s-pvc-%d", base, index);
         } else {
             char num[16];
             snprintf(num, sizeof num, "%d", ctx->exec_id);
@@ -417,27 +425,22 @@ static json_t *claim_new(const cs_conf *conf, const k8s_app *app, const char *pr
     return pvc;
 }
 
-json_t *cs_k8s_executor_pvcs(const cs_conf *conf, const k8s_app *app, const json_t *exec_pod,
-                             cs_error *err)
+/* The OnDemand claims of a pod of role ("driver" / "executor") whose claims are named
+ * `<base>-pvc-<index>`; exec_id for the executor's label and annotation templates. */
+static json_t *pod_pvcs(const cs_conf *conf, const k8s_app *app, bool driver, const char *base,
+                        int exec_id, cs_error *err)
 {
-    const char *prefix = "spark.kubernetes.executor.volumes.";
-    json_t *md = json_object_get(exec_pod, "metadata");
-    const char *pod = json_string_value(json_object_get(md, "name"));
-    const char *exec_id =
-        json_string_value(json_object_get(json_object_get(md, "labels"), "spark-exec-id"));
-    if (!pod || !exec_id) {
-        cs_error_set(err, CS_EINVAL, "cs_k8s_executor_pvcs: not an executor pod built by cspark");
-        return NULL;
-    }
+    char prefix[64];
+    snprintf(prefix, sizeof prefix, "spark.kubernetes.%s.volumes.", driver ? "driver" : "executor");
     bool rwo = false;
     if (cs_conf_entry_bool(conf, "spark.kubernetes.legacy.useReadWriteOnceAccessMode", &rwo, err))
         return NULL;
-    k8s_pod_ctx ctx = {.conf = conf, .app = app, .role = "executor"};
+    k8s_pod_ctx ctx = {.conf = conf, .app = app, .role = driver ? "driver" : "executor"};
     json_t *vols = json_object(), *out = json_array();
     int rc = collect_volumes(&ctx, prefix, vols, err);
     const char *id;
     json_t *e;
-    int index = -1; /* position among all the executor's volumes, as in the pod */
+    int index = -1; /* position among all the pod's volumes, as in the pod */
     json_object_foreach(vols, id, e)
     {
         index++;
@@ -447,8 +450,8 @@ json_t *cs_k8s_executor_pvcs(const cs_conf *conf, const k8s_app *app, const json
             continue;
         if ((rc = check_on_demand(prefix, id, e, err)) != CS_OK) break;
         char name[512];
-        snprintf(name, sizeof name, "%s-pvc-%d", pod, index);
-        json_t *pvc = claim_new(conf, app, prefix, id, e, name, atoi(exec_id), rwo, err);
+        snprintf(name, sizeof name, "%s-pvc-%d", base, index);
+        json_t *pvc = claim_new(conf, app, prefix, id, e, name, exec_id, rwo, err);
         if (!pvc) {
             rc = err->code ? err->code : CS_EINVAL;
             break;
@@ -461,4 +464,25 @@ json_t *cs_k8s_executor_pvcs(const cs_conf *conf, const k8s_app *app, const json
         return NULL;
     }
     return out;
+}
+
+json_t *cs_k8s_executor_pvcs(const cs_conf *conf, const k8s_app *app, const json_t *exec_pod,
+                             cs_error *err)
+{
+    json_t *md = json_object_get(exec_pod, "metadata");
+    const char *pod = json_string_value(json_object_get(md, "name"));
+    const char *exec_id =
+        json_string_value(json_object_get(json_object_get(md, "labels"), "spark-exec-id"));
+    if (!pod || !exec_id) {
+        cs_error_set(err, CS_EINVAL, "cs_k8s_executor_pvcs: not an executor pod built by cspark");
+        return NULL;
+    }
+    return pod_pvcs(conf, app, false, pod, atoi(exec_id), err);
+}
+
+json_t *cs_k8s_driver_pvcs(const cs_conf *conf, const k8s_app *app, cs_error *err)
+{
+    char base[300];
+    claims_base(base, sizeof base, app, true, NULL);
+    return pod_pvcs(conf, app, true, base, 0, err);
 }

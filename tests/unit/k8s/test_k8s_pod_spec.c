@@ -899,11 +899,62 @@ static void test_on_demand_claims(void **state)
         if (strchr(err.msg, '\n')) fail_msg("not one line: %s", err.msg);
         cs_conf_free(b);
     }
-    /* the driver cannot use OnDemand */
-    cs_conf_set(c, "spark.kubernetes.driver.volumes.persistentVolumeClaim.w.mount.path", "/w");
-    cs_conf_set(c, "spark.kubernetes.driver.volumes.persistentVolumeClaim.w.options.claimName",
-                "OnDemand");
-    expect_driver_error(c, "only supported for executors");
+    cs_k8s_app_free(&app);
+    cs_conf_free(c);
+}
+
+/* The driver's OnDemand claims: Spark's name <prefix>-driver-pvc-<index>, the same options and
+ * checks as an executor's; cspark-submit creates them (owned by the driver pod). */
+static void test_driver_on_demand_claims(void **state)
+{
+    cs_conf *c = base_conf();
+    const char *p = "spark.kubernetes.driver.volumes.persistentVolumeClaim.spark-local-dir-1.";
+    char k[200];
+    snprintf(k, sizeof k, "%smount.path", p);
+    cs_conf_set(c, k, "/scratch");
+    snprintf(k, sizeof k, "%soptions.claimName", p);
+    cs_conf_set(c, k, "OnDemand");
+    cs_conf_set(c, "spark.kubernetes.driver.pod.name", "my-driver"); /* not in the claim's name */
+    expect_driver_error(c, "persistentVolumeClaim.spark-local-dir-1.options.sizeLimit is required");
+    snprintf(k, sizeof k, "%soptions.sizeLimit", p);
+    cs_conf_set(c, k, "2Gi");
+    snprintf(k, sizeof k, "%soptions.storageClass", p);
+    cs_conf_set(c, k, "fast");
+    snprintf(k, sizeof k, "%slabel.tier", p);
+    cs_conf_set(c, k, "driver-scratch");
+    k8s_app app;
+    app_init_ok(&app, c);
+    cs_error err = {0};
+    json_t *pod = cs_k8s_driver_pod(c, &app, &err);
+    assert_non_null(pod);
+    char want[256];
+    snprintf(want, sizeof want, "%s-driver-pvc-0", app.prefix);
+    assert_string_equal(jstr(find_by(jget(pod, "spec.volumes"), "name", "spark-local-dir-1"),
+                             "persistentVolumeClaim.claimName"),
+                        want);
+    json_t *pvcs = cs_k8s_driver_pvcs(c, &app, &err);
+    assert_int_equal(json_array_size(pvcs), 1);
+    json_t *pvc = json_array_get(pvcs, 0);
+    assert_string_equal(jstr(pvc, "metadata.name"), want);
+    assert_string_equal(jstr(pvc, "metadata.labels.spark-app-selector"), app.app_id);
+    assert_string_equal(jstr(pvc, "metadata.labels.tier"), "driver-scratch");
+    assert_string_equal(jstr(pvc, "spec.accessModes.0"), "ReadWriteOncePod");
+    assert_string_equal(jstr(pvc, "spec.resources.requests.storage"), "2Gi");
+    assert_string_equal(jstr(pvc, "spec.storageClassName"), "fast");
+    assert_null(jget(pvc, "metadata.ownerReferences")); /* set by cspark-submit */
+    json_decref(pvcs);
+    json_decref(pod);
+    /* no OnDemand volume: no claim */
+    cs_conf *plain = base_conf();
+    pvcs = cs_k8s_driver_pvcs(plain, &app, &err);
+    assert_int_equal(json_array_size(pvcs), 0);
+    json_decref(pvcs);
+    cs_conf_free(plain);
+    /* a bad size: one line naming the key */
+    snprintf(k, sizeof k, "%soptions.sizeLimit", p);
+    cs_conf_set(c, k, "10GB");
+    assert_null(cs_k8s_driver_pvcs(c, &app, &err));
+    assert_non_null(strstr(err.msg, "spark-local-dir-1.options.sizeLimit: '10GB'"));
     cs_k8s_app_free(&app);
     cs_conf_free(c);
 }
@@ -975,6 +1026,7 @@ int main(void)
         cmocka_unit_test(test_auth_secret),
         cmocka_unit_test(test_set_owner),
         cmocka_unit_test(test_on_demand_claims),
+        cmocka_unit_test(test_driver_on_demand_claims),
         cmocka_unit_test(test_executor_template_shipped),
         cmocka_unit_test(test_app_init_errors),
     };

@@ -373,6 +373,45 @@ static void test_shuffle_reused_across_jobs(void **state)
     app_free(&a);
 }
 
+/* ---- map outputs recovered from a reused volume (issue 28 item 3) ----------------------------
+ * Executor "1" (maps 0 and 2) is lost between two jobs over one shuffle; before the second job an
+ * executor reports the outputs it found on "1"'s volume (here "2", the live one). They are
+ * registered at it, so the second job runs no map task, though "1"'s loss is handled at its start.
+ * Outputs of an unknown shuffle, a map out of range or another reduce count are ignored. */
+static void recovered(cs_map_status *ms, int shuffle, int map, int reduces)
+{
+    uint64_t sizes[3] = {100, 200, 300};
+    memset(ms, 0, sizeof *ms);
+    ms->shuffle_id = shuffle;
+    ms->map_id = map;
+    cs_map_status_set_sizes(ms, sizes, reduces, NULL);
+    snprintf(ms->executor_id, sizeof ms->executor_id, "2");
+    snprintf(ms->host, sizeof ms->host, "host-2");
+}
+
+static void test_recovered_outputs_not_recomputed(void **state)
+{
+    app a;
+    app_init(&a, all_succeed, 4);
+    cs_error err;
+    assert_int_equal(run(&a, a.reduced, &err), 0);
+    assert_int_equal(count_map_launches(&a.f), 3);
+    a.f.lost[1] = true;
+    cs_scheduler_executor_lost(a.s, "1", "The executor pod was deleted");
+    int sid = a.dep->shuffle_id;
+    cs_map_status *outs = cs_xcalloc(5, sizeof *outs);
+    recovered(&outs[0], sid, 0, 2);
+    recovered(&outs[1], sid, 2, 2);
+    recovered(&outs[2], sid + 7, 0, 2); /* no such shuffle */
+    recovered(&outs[3], sid, 5, 2);     /* no such map */
+    recovered(&outs[4], sid, 1, 3);     /* another reduce count */
+    cs_scheduler_outputs_recovered(a.s, outs, 5);
+    assert_int_equal(run(&a, a.reduced, &err), 0);
+    assert_int_equal(count_map_launches(&a.f), 3);
+    assert_int_equal(a.results[0] + a.results[1], 2);
+    app_free(&a);
+}
+
 /* A map-stage job (adaptive execution's) runs the map stage alone and ends when its outputs are
  * registered; the tracker sums each reduce partition's sizes; the reduce job after it and a second
  * map-stage job run no map task again. */
@@ -762,6 +801,7 @@ int main(void)
         cmocka_unit_test(test_reaper_ends_tasks_that_ignore_the_kill),
         cmocka_unit_test(test_reaper_keeps_stages_of_tasks_left_running),
         cmocka_unit_test(test_executor_lost_after_map_stage),
+        cmocka_unit_test(test_recovered_outputs_not_recomputed),
         cmocka_unit_test(test_executor_lost_during_map_stage),
         cmocka_unit_test(test_lost_outputs_of_finished_parent_rerun),
         cmocka_unit_test(test_zombie_attempt_late_failure_ignored),
