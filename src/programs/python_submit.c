@@ -159,19 +159,26 @@ static const char *python_path_entry(char *path)
     return path;
 }
 
-/* Executor pods see a --py-files entry at its local:// path, or in their ConfigMap
- * (K8S_CONF_DIR/<name>) where a local file is shipped as a spark.files entry is; one that goes
- * through spark.kubernetes.file.upload.path has no path known here (NULL). Returns a malloc'd
- * Python path entry. */
+/* Executor pods see a --py-files entry at its local:// path; in the driver pod of a cluster-mode
+ * application (spark.kubernetes.submitInDriver), at the path of a file: URI (uploaded through a
+ * file: spark.kubernetes.file.upload.path, which every pod shares); otherwise in their ConfigMap
+ * (K8S_CONF_DIR/<name>), where a local file is shipped as a spark.files entry is. One uploaded
+ * to an s3a:// upload path (or a local file of a client-mode driver, with an upload path) is
+ * fetched into a directory of each executor's own, which has no path known here (NULL).
+ * Returns a malloc'd Python path entry. */
 static char *executor_path_entry(const cs_conf *conf, const char *item)
 {
     char path[PATH_MAX];
+    bool in_driver_pod = cs_conf_get(conf, "spark.kubernetes.submitInDriver") != NULL;
+    const char *upload = cs_conf_get(conf, "spark.kubernetes.file.upload.path");
+    bool file_uri = strncmp(item, "file://", 7) == 0;
     if (strncmp(item, "local://", 8) == 0) {
         snprintf(path, sizeof path, "%s", item + 8);
+    } else if (file_uri && in_driver_pod) {
+        snprintf(path, sizeof path, "%s", item + 7);
+    } else if ((strstr(item, "://") && !file_uri) || (upload && *upload)) {
+        return NULL;
     } else {
-        const char *upload = cs_conf_get(conf, "spark.kubernetes.file.upload.path");
-        if (strstr(item, "://") && strncmp(item, "file://", 7) != 0) return NULL;
-        if (upload && *upload) return NULL;
         const char *base = strrchr(item, '/');
         snprintf(path, sizeof path, "%s/%s", K8S_CONF_DIR, base ? base + 1 : item);
     }

@@ -2,7 +2,8 @@
 # k8s/python_cluster.sh — a PySpark program as a cluster-mode application on Kubernetes
 # (`cspark-submit --deploy-mode cluster job.py`, Spark 4's spark.api.mode=connect): the program
 # (tests/k8s/python_job/job.py, unchanged PySpark) and its --py-files module travel in the
-# driver's ConfigMap; the driver pod serves Spark Connect on its loopback and runs the program
+# driver's ConfigMap (then, in a second run, through a file: spark.kubernetes.file.upload.path
+# every pod shares: removed when the application ends); the driver pod serves Spark Connect on its loopback and runs the program
 # with the image's python3 and PySpark client; spark.executor.instances=3 executor pods run its
 # join, groupBy and Python UDF (whose workers import the --py-files module there). The program
 # checks its answers in plain Python and prints them to the driver's log; its exit status is
@@ -14,9 +15,9 @@
 . "$(dirname "$0")/lib/k8s.sh"
 k8s_test_init "$@"
 JOB=$SRC/tests/k8s/python_job
-mkdir -p "$T/job" "$T/events"
+mkdir -p "$T/job" "$T/events" "$T/shared"
 cp "$JOB/job.py" "$JOB/bonus.py" "$T/job/" # shipped from here: no pod reads the source tree
-chmod 1777 "$T/events"
+chmod 1777 "$T/events" "$T/shared"
 
 cat >"$T/inner.sh" <<INNER
 RUN=(--master "k8s://\$SERVER" --deploy-mode cluster --conf spark.kubernetes.container.image=cspark:dev
@@ -51,6 +52,19 @@ print(len([p for p in json.load(sys.stdin)["pods"] if "-exec-" in p["name"]]))')
 kubectl delete pods --all >/dev/null
 expect_nothing_left "after the PySpark application"
 echo "ok cluster mode: answers right, tasks on executors \$execs (\$nexec executor pods)"
+
+step "the program and its --py-files through a file: spark.kubernetes.file.upload.path"
+timeout 300 "$BUILD/bin/cspark-submit" "\${RUN[@]}" --conf spark.executor.instances=1 \
+    --conf spark.kubernetes.file.upload.path=file://$T/shared \
+    --py-files "$T/job/bonus.py" "$T/job/job.py" 1000 0 >"$T/upload.out" 2>"$T/upload.err" ||
+    { tail -5 "$T/upload.err" >&2; fail "the uploaded PySpark application failed"; }
+grep -q 'event=uploaded' "$T/upload.err" || fail "upload path: nothing was uploaded"
+pod=\$(kubectl get pods -o name | grep -- '-driver\$') || fail "no driver pod after the uploaded application"
+kubectl logs "\${pod#pod/}" | grep -qx 'job: ok' || fail "upload path: the program's answers are wrong or missing"
+[ -z "\$(ls -A "$T/shared")" ] || fail "upload path: uploaded files left: \$(ls -A "$T/shared")"
+kubectl delete pods --all >/dev/null
+expect_nothing_left "after the uploaded application"
+echo "ok upload path"
 
 step "the program's exit status is cspark-submit's"
 rc=0
