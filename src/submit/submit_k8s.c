@@ -2,8 +2,7 @@
  * submit_k8s.c — see submit_k8s.h. Order of creation, as Spark: the pre-resource (the
  * authentication Secret, and the driver's API-server credentials Secret when
  * spark.kubernetes.authenticate.driver.* name some), the driver ConfigMap (spark.properties and,
- * unless the application is local://, the job's .so, SQL file or Python program with its
- * --py-files), then the driver pod, then the
+ * unless the application is local://, the job's .so or SQL file), then the driver pod, then the
  * headless Service; every object but the pod gets an ownerReference to the driver pod, so deleting
  * the driver removes the application. Before the first object is created, the pod is sent once with
  * dryRun=All, so that an RBAC refusal or an invalid pod is reported with nothing created. If any
