@@ -28,7 +28,7 @@ core=(
   libnghttp2-dev
   gawk coreutils
 )
-image=(mmdebstrap skopeo python3)
+image=(mmdebstrap skopeo python3 python3-pip) # pip: the image's PySpark client (install-pyspark-client.sh image)
 k8s=(kubernetes-client iproute2 util-linux openssl curl ca-certificates)
 test=(
   clang clang-format libclang-rt-14-dev

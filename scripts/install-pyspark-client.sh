@@ -8,13 +8,18 @@
 #       py4j (which pyspark imports at its top);
 #   4.1: the pyspark-client 4.1.3 package (the Connect client alone) with the newer grpcio,
 #       protobuf (its generated modules need protobuf 6.33), googleapis-common-protos, zstandard
-#       and pyyaml it requires.
+#       and pyyaml it requires;
+#   image: what the image carries (deploy/Dockerfile copies DEST/site to /opt/spark/python): the
+#       pyspark-client 4.0.1 package (the 4.0 client without Spark's jars) with the 4.0 pins,
+#       less the tests' h2. Its wheels are for the interpreter that installs them: the build
+#       machine's Debian python3, of the same Debian suite as the image's.
 #
-# Used by tests/connect/*.sh, and by scripts/connect-protos.sh, which reads the Spark Connect
-# protocol's descriptors from the 4.1 package's generated modules at configure time; the product
-# never runs or links it.
+# Used by tests/connect/*.sh, by the CMake target `image`, and by scripts/connect-protos.sh,
+# which reads the Spark Connect protocol's descriptors from the 4.1 package's generated modules at
+# configure time; the product never links it (the image carries the `image` install for Python
+# applications).
 #
-#   scripts/install-pyspark-client.sh [4.0|4.1]  -> prints e.g. ~/.cache/cspark/pyspark-client-4.0.1/python3
+#   scripts/install-pyspark-client.sh [4.0|4.1|image]  -> prints e.g. ~/.cache/cspark/pyspark-client-4.0.1/python3
 #
 # Idempotent: a complete install (marked by .complete) is reused as it is; an install is made in a
 # temporary directory and renamed into place. Every package is pinned (and installed without
@@ -24,15 +29,22 @@
 # records it). Exit: 0 with the path; 1 with one line on stderr naming what failed.
 set -euo pipefail
 
-COMMON=(
+# what Python UDF workers import besides pyspark (pandas and Arrow batches)
+RUNTIME=(
   pandas==2.2.3 numpy==2.1.3 pyarrow==18.1.0 python-dateutil==2.9.0.post0 pytz==2024.2
-  tzdata==2024.2 six==1.16.0 h2==4.1.0 hpack==4.0.0 hyperframe==6.0.1
+  tzdata==2024.2 six==1.16.0
 )
+COMMON=("${RUNTIME[@]}" h2==4.1.0 hpack==4.0.0 hyperframe==6.0.1)
+CONNECT_40=(grpcio==1.67.1 grpcio-status==1.67.1 googleapis-common-protos==1.65.0 protobuf==5.28.3
+  py4j==0.10.9.9)
 case "${1:-4.0}" in
 4.0 | 4.0.1)
   VERSION=4.0.1
-  PINS=(grpcio==1.67.1 grpcio-status==1.67.1 googleapis-common-protos==1.65.0 protobuf==5.28.3
-    py4j==0.10.9.9 "${COMMON[@]}")
+  PINS=("${CONNECT_40[@]}" "${COMMON[@]}")
+  ;;
+image)
+  VERSION=image
+  PINS=(pyspark-client==4.0.1 "${CONNECT_40[@]}" "${RUNTIME[@]}")
   ;;
 4.1 | 4.1.3)
   VERSION=4.1.3
@@ -40,7 +52,7 @@ case "${1:-4.0}" in
     protobuf==6.33.6 zstandard==0.25.0 pyyaml==6.0.4 "${COMMON[@]}")
   ;;
 *)
-  echo "install-pyspark-client: unknown client version '$1' (expected 4.0 or 4.1)" >&2
+  echo "install-pyspark-client: unknown client version '$1' (expected 4.0, 4.1 or image)" >&2
   exit 1
   ;;
 esac
@@ -53,6 +65,7 @@ fail() {
 }
 
 probe='import pyspark.sql.connect.session, grpc, grpc_status, pandas, pyarrow, h2'
+[ "$VERSION" = image ] && probe='import pyspark.sql.connect.session, pyspark.worker, grpc, grpc_status, pandas, pyarrow'
 if [ -f "$DEST/.complete" ] && [ -x "$DEST/python3" ] && "$DEST/python3" -c "$probe" 2>/dev/null; then
   echo "$DEST/python3"
   exit 0

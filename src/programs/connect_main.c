@@ -12,9 +12,11 @@
  *   spark.connect.grpc.arrow.maxBatchSize (4m: result batches are cut below it, as Spark's)
  *   spark.connect.authenticate.token     (a bearer token every call must carry; required when the
  *                                         address is not a loopback one)
- * The application is libcspark itself, as for cspark-sql: cs_app_run loads it and calls
+ * The application is libcspark itself, as for cspark-sql (executors, and executor pods from the
+ * image, run their own: cspark.app.resource=spark-internal): cs_app_run loads it and calls
  * cspark_connect_app with the server's settings, so the driver runs as any cspark application
- * does (context, executors, UI, event log). The entry starts the service, prints
+ * does (context, executors, UI, event log). With a k8s:// master it runs in client mode, on the
+ * user's machine or in a pod (deploy/connect-server.yaml). The entry starts the service, prints
  * "Spark Connect server started at: <address>:<port>" on stderr, and serves until SIGINT or
  * SIGTERM, which the application's signal watcher turns into a stop request: the server stops
  * listening, ends its calls, and the context stops.
@@ -26,6 +28,8 @@
 #include <string.h>
 
 #include "api/app.h"
+#include "cluster/k8s/k8s_pod_spec.h"
+#include "common/app_file.h"
 #include "common/conf.h"
 #include "common/conf_entries.h"
 #include "common/log.h"
@@ -164,6 +168,13 @@ int cspark_connect_main(int argc, char **argv)
                         "spark.connect.authenticate.token to the bearer token clients must "
                         "send (sc://host:port/;token=...)\n",
                 address);
+        goto out;
+    }
+    /* the application is libcspark itself, which executors (and executor pods, from the image)
+     * already run: nothing of the driver's is shipped to them */
+    cs_conf_set(conf, "cspark.app.resource", CS_APP_SPARK_INTERNAL);
+    if (master.kind == MASTER_K8S && cs_k8s_executor_check_conf(conf, &err) != CS_OK) {
+        status = fail(&err);
         goto out;
     }
     const char *lvl = cs_conf_get(conf, "cspark.log.level");

@@ -8,8 +8,9 @@
  * resource (FILE.sql, cs_submit_is_sql_file) is run as `cspark-sql -f FILE` would, the arguments
  * after it being cspark-sql's options (sql_main.h); in cluster mode it travels to the driver pod
  * as a .so does (the driver's ConfigMap, or spark.kubernetes.file.upload.path). A Python program
- * (FILE.py, cs_submit_is_python_file) runs in client mode as a Spark Connect client of this
- * driver (python_submit.h), the arguments after it being the program's.
+ * (FILE.py, cs_submit_is_python_file) runs as a Spark Connect client of this driver
+ * (python_submit.h), the arguments after it being the program's; in cluster mode on Kubernetes
+ * it travels to the driver pod as a SQL file does, with its --py-files, and runs there.
  * Every user error is one line on stderr starting with "cspark-submit: " and exit status 1;
  * --help and --version exit 0.
  */
@@ -148,15 +149,11 @@ static int run(int argc, char **argv)
     cs_conf_set(conf, "cspark.app.resource", a.app);
     const char *deploy = cs_conf_get(conf, "spark.submit.deployMode");
     bool python = cs_submit_is_python_file(a.app);
-    if (python && deploy && strcmp(deploy, "cluster") == 0) {
-        fprintf(stderr,
-                "cspark-submit: --deploy-mode cluster is not supported for a Python "
-                "application (%s): run it in client mode\n",
-                a.app);
-        goto out;
-    }
     if (master.kind == MASTER_K8S && deploy && strcmp(deploy, "cluster") == 0) {
-        status = cs_submit_k8s_cluster(conf, &a, sql ? NULL : cs_submit_entry(&a, conf), &err);
+        /* a Python program and its --py-files are checked here, before anything is created */
+        if (python && cs_python_submit_check_cluster(conf, a.app) != 0) goto out;
+        status =
+            cs_submit_k8s_cluster(conf, &a, sql || python ? NULL : cs_submit_entry(&a, conf), &err);
         if (status < 0) status = fail(&err);
         goto out;
     }

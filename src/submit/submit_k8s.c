@@ -47,12 +47,31 @@
 #include "kube/kube_config.h"
 #include "kube/kube_watch.h"
 
-/* The job's .so (or SQL file), to ship in the driver's ConfigMap. */
+/* The job's .so (or SQL file, or Python program), to ship in the driver's ConfigMap. */
 static int read_app(const char *path, uint8_t **out, size_t *len, cs_error *err)
 {
     /* as a client-mode submit */
-    if (!cs_submit_is_sql_file(path) && cs_app_file_check(path, err) < 0) return err->code;
+    if (!cs_submit_is_sql_file(path) && !cs_submit_is_python_file(path) &&
+        cs_app_file_check(path, err) < 0)
+        return err->code;
     return cs_read_file(path, out, len, err);
+}
+
+/* A Python application's --py-files (spark.submit.pyFiles) travel as --files do: uploaded with
+ * u, else in the driver's ConfigMap (local://K8S_CONF_DIR/<name>); the driver pod puts them on
+ * the program's PYTHONPATH (programs/python_submit.c). */
+static int ship_py_files(cs_conf *conf, cs_files_upload *u, k8s_app *app, cs_error *err)
+{
+    const char *key = "spark.submit.pyFiles";
+    const char *list = cs_conf_get(conf, key);
+    char *out = NULL;
+    if (!list || !*list) return 0;
+    int rc = u ? cs_files_upload_list(u, key, list, &out, err)
+               : cs_files_rewrite_local(key, list, cs_k8s_ship_in_configmap, app, &out, err);
+    if (rc < 0) return err->code ? err->code : rc;
+    cs_conf_set(conf, key, out);
+    free(out);
+    return 0;
 }
 
 /* Local entries of spark.files / spark.archives, and then the application, are uploaded to
@@ -64,7 +83,7 @@ static int upload_local_files(cs_conf *conf, const char *app_path, cs_files_uplo
 {
     static const char *const keys[] = {"spark.files", "spark.archives"};
     const char *base = cs_conf_get(conf, "spark.kubernetes.file.upload.path");
-    bool any = false;
+    bool any = cs_files_has_local(cs_conf_get(conf, "spark.submit.pyFiles"));
     for (int i = 0; i < 2; i++)
         any = any || cs_files_has_local(cs_conf_get(conf, keys[i]));
     bool app_local = strncmp(app_path, "local://", 8) != 0 && cs_fs_local_path(app_path);
@@ -72,7 +91,8 @@ static int upload_local_files(cs_conf *conf, const char *app_path, cs_files_uplo
     if (!any && !app_local) return 0;
     cs_fs_configure(conf); /* spark.hadoop.fs.s3a.* of the application */
     if (cs_files_upload_begin(u, base, err) < 0 ||
-        cs_k8s_ship_file_lists(conf, conf, u, NULL, err) < 0)
+        cs_k8s_ship_file_lists(conf, conf, u, NULL, err) < 0 ||
+        ship_py_files(conf, u, NULL, err) < 0)
         return err->code;
     if (!app_local) return 0;
     const char *name = strrchr(app_path, '/');
@@ -357,7 +377,9 @@ static int submit_cluster(cs_conf *conf, const submit_args *a, const char *entry
     const char *upload_path = cs_conf_get(conf, "spark.kubernetes.file.upload.path");
     /* without an upload path, the local entries travel in the ConfigMaps (the driver's, and from
      * there the executors'), where pods read them at local:///opt/spark/conf/<name> */
-    if ((!upload_path || !*upload_path) && cs_k8s_ship_file_lists(conf, conf, NULL, &app, err) < 0)
+    if ((!upload_path || !*upload_path) &&
+        (cs_k8s_ship_file_lists(conf, conf, NULL, &app, err) < 0 ||
+         ship_py_files(conf, NULL, &app, err) < 0))
         goto out;
     cs_k8s_add_driver_system_properties(conf, &app);
 

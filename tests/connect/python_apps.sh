@@ -6,8 +6,10 @@
 # the program's arguments and its exit status as cspark-submit's (0 and 3), with --master
 # local[2] and local-cluster[2,1,1024]; the program's stdout passes through. Bad inputs give one
 # "cspark-submit: " line and exit 1: a missing .py, an interpreter that does not exist, a
-# --py-files entry that does not exist, --deploy-mode cluster. SIGTERM to cspark-submit ends the
-# program too (exit status 143). No process is left behind.
+# --py-files entry that does not exist; the missing .py and --py-files entry also in cluster mode
+# on Kubernetes, refused before the API server is contacted (tests/k8s/python_cluster.sh runs
+# cluster mode). SIGTERM to cspark-submit ends the program too (exit status 143). No process is
+# left behind.
 # Usage: python_apps.sh BUILD_DIR
 set -u
 . "$(dirname "$0")/lib/connect.sh"
@@ -54,8 +56,11 @@ bad_input no_python "no Python interpreter '$T/no-python'" \
 PYSPARK_PYTHON=no-such-python-here bad_input no_python_env "PYSPARK_PYTHON" "$APP/app.py"
 bad_input missing_py_file "spark.submit.pyFiles entry '$T/gone.py'" \
   --conf "spark.pyspark.python=$PY" --py-files "$T/gone.py" "$APP/app.py"
-bad_input cluster_mode "cluster is not supported for a Python application" \
-  --master k8s://https://127.0.0.1:9 --deploy-mode cluster "$APP/app.py"
+# cluster mode on Kubernetes checks the program before it reaches for the API server (none here)
+bad_input cluster_missing_py "cannot read the Python application $T/nope.py" \
+  --master k8s://https://127.0.0.1:9 --deploy-mode cluster "$T/nope.py"
+bad_input cluster_missing_py_file "spark.submit.pyFiles entry '$T/gone.py' cannot be read" \
+  --master k8s://https://127.0.0.1:9 --deploy-mode cluster --py-files "$T/gone.py" "$APP/app.py"
 
 # SIGTERM to cspark-submit while the program runs: the program is ended too, status 128+15
 cat >"$T/waits.py" <<'PY'
