@@ -801,27 +801,13 @@ static void list_out(cs_sql_expr **xs, int n, cs_sbuf *out)
     cs_sbuf_putc(out, ']');
 }
 
+/* Spark's JoinType names, indexed by cs_join_type (logical_plan.h's order). */
+static const char *const JOIN_NAMES[] = {"Inner",    "LeftOuter", "RightOuter", "FullOuter",
+                                         "LeftSemi", "LeftAnti",  "Cross",      "ExistenceJoin"};
+
 static const char *join_name(cs_join_type t)
 {
-    switch (t) {
-    case CS_JOIN_INNER:
-        return "Inner";
-    case CS_JOIN_LEFT_OUTER:
-        return "LeftOuter";
-    case CS_JOIN_RIGHT_OUTER:
-        return "RightOuter";
-    case CS_JOIN_FULL_OUTER:
-        return "FullOuter";
-    case CS_JOIN_LEFT_SEMI:
-        return "LeftSemi";
-    case CS_JOIN_LEFT_ANTI:
-        return "LeftAnti";
-    case CS_JOIN_CROSS:
-        return "Cross";
-    case CS_JOIN_EXISTENCE:
-        return "ExistenceJoin";
-    }
-    return "?";
+    return (unsigned)t < sizeof JOIN_NAMES / sizeof JOIN_NAMES[0] ? JOIN_NAMES[t] : "?";
 }
 
 /* Spark's JoinHint: ", leftHint=(strategy=broadcast)" */
