@@ -19,7 +19,8 @@ import sys
 RUNTIME_STATES = ("22", "21", "23", "38", "P0")
 # Errors Spark raises while executing whatever their SQLSTATE: QueryExecutionErrors' legacy
 # classes (_LEGACY_ERROR_TEMP_2xxx) and the datetime formatter's refusals of a pattern.
-RUNTIME_CLASSES = ("[_LEGACY_ERROR_TEMP_2", "[INCONSISTENT_BEHAVIOR_CROSS_VERSION.DATETIME_")
+RUNTIME_CLASSES = ("[_LEGACY_ERROR_TEMP_2", "[INCONSISTENT_BEHAVIOR_CROSS_VERSION.DATETIME_",
+                   "[INVALID_FORMAT.MISMATCH_INPUT]")  # to_number's input, checked as it runs
 
 
 def blocks(path):
@@ -47,7 +48,7 @@ def blocks(path):
                 if line.startswith("-- types"):
                     mode = None
             elif mode == "error" and line.startswith("["):
-                out[cur][1].append(line)
+                out[cur][1].append(" ".join(line.split()))  # "[CLASS] STATE", or "[CLASS]"
                 mode = None
     return out
 
