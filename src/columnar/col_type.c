@@ -152,6 +152,12 @@ int cs_col_type_width(cs_type_id id)
     }
 }
 
+int cs_col_type_integral_width(cs_type_id id)
+{
+    bool integral = id != CS_TYPE_FLOAT && id != CS_TYPE_DOUBLE && id != CS_TYPE_DECIMAL;
+    return integral ? cs_col_type_width(id) : 0;
+}
+
 bool cs_col_type_has_offsets(cs_type_id id)
 {
     return id == CS_TYPE_STRING || id == CS_TYPE_BINARY || id == CS_TYPE_ARRAY || id == CS_TYPE_MAP;

@@ -95,6 +95,9 @@ bool cs_col_type_equal(const cs_col_type *a, const cs_col_type *b);
 
 /* Bytes per value of the fixed-width types (boolean: 0, a bit each; variable and nested: 0). */
 int cs_col_type_width(cs_type_id id);
+/* Bytes per value of the types held as integers (byte, short, int, long, date, timestamps,
+ * intervals), which operators may hash and compare as integer words; 0 for every other type. */
+int cs_col_type_integral_width(cs_type_id id);
 /* Uses int32 offsets: string, binary, array, map. */
 bool cs_col_type_has_offsets(cs_type_id id);
 /* Spark's simpleString: "int", "decimal(10,2)", "array<string>", "struct<a:int,b:bigint>",

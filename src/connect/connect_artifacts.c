@@ -38,7 +38,6 @@
 #include "sqlexec/sql_error.h"
 
 #define CACHE_PREFIX "cache/"
-#define MAX_DEPTH 2100 /* deeper plans are refused by the translation anyway */
 
 struct connect_artifact {
     char *name;
@@ -423,39 +422,27 @@ static int resolve_chunked(connect_session *s, Spark__Connect__Relation *rel, cs
 }
 #endif
 
-static int walk(connect_session *s, ProtobufCMessage *m, int depth, cs_error *err)
+typedef struct resolve_ctx {
+    connect_session *s;
+    cs_error *err;
+} resolve_ctx;
+
+/* A cached relation becomes the local relation it names (and is not walked into). */
+static int resolve_visit(void *arg, ProtobufCMessage *m, bool *descend)
 {
-    if (!m || depth > MAX_DEPTH) return 0;
-    const ProtobufCMessageDescriptor *d = m->descriptor;
-    if (d == &spark__connect__relation__descriptor) {
-        Spark__Connect__Relation *rel = (Spark__Connect__Relation *)m;
-        if (rel->rel_type_case == SPARK__CONNECT__RELATION__REL_TYPE_CACHED_LOCAL_RELATION)
-            return resolve_one(s, rel, err);
+    resolve_ctx *c = arg;
+    if (m->descriptor != &spark__connect__relation__descriptor) return 0;
+    Spark__Connect__Relation *rel = (Spark__Connect__Relation *)m;
+    if (rel->rel_type_case == SPARK__CONNECT__RELATION__REL_TYPE_CACHED_LOCAL_RELATION) {
+        *descend = false;
+        return resolve_one(c->s, rel, c->err);
+    }
 #ifdef CSPARK_CONNECT_PROTOCOL_41
-        if (rel->rel_type_case == SPARK__CONNECT__RELATION__REL_TYPE_CHUNKED_CACHED_LOCAL_RELATION)
-            return resolve_chunked(s, rel, err);
+    if (rel->rel_type_case == SPARK__CONNECT__RELATION__REL_TYPE_CHUNKED_CACHED_LOCAL_RELATION) {
+        *descend = false;
+        return resolve_chunked(c->s, rel, c->err);
+    }
 #endif
-    }
-    for (unsigned i = 0; i < d->n_fields; i++) {
-        const ProtobufCFieldDescriptor *f = &d->fields[i];
-        if (f->type != PROTOBUF_C_TYPE_MESSAGE) continue;
-        char *base = (char *)m;
-        if (f->flags & PROTOBUF_C_FIELD_FLAG_ONEOF) { /* the union holds another member */
-            uint32_t which = *(const uint32_t *)(base + f->quantifier_offset);
-            if (which != f->id) continue;
-        }
-        if (f->label == PROTOBUF_C_LABEL_REPEATED) {
-            size_t n = *(const size_t *)(base + f->quantifier_offset);
-            ProtobufCMessage **items = *(ProtobufCMessage ***)(base + f->offset);
-            for (size_t k = 0; k < n; k++) {
-                int rc = walk(s, items[k], depth + 1, err);
-                if (rc != 0) return rc;
-            }
-        } else {
-            int rc = walk(s, *(ProtobufCMessage **)(base + f->offset), depth + 1, err);
-            if (rc != 0) return rc;
-        }
-    }
     return 0;
 }
 
@@ -463,7 +450,8 @@ int cs_connect_resolve_cached(cs_connect_service *svc, connect_session *sess,
                               ProtobufCMessage *request, cs_error *err)
 {
     pthread_mutex_lock(&svc->lock);
-    int rc = walk(sess, request, 0, err);
+    resolve_ctx ctx = {sess, err};
+    int rc = cs_connect_walk(request, resolve_visit, &ctx);
     pthread_mutex_unlock(&svc->lock);
     return rc;
 }

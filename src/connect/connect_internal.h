@@ -160,6 +160,13 @@ void cs_connect_execute_run(cs_connect_service *svc, connect_work *w);
 /* Drops an operation reference (under svc->lock). */
 void cs_connect_op_unref(connect_op *op);
 
+/* ---- connect_walk.c ---- */
+/* Called for each message of a walk, before the messages it holds: a non-zero result ends the
+ * walk with it; *descend = false skips what m holds (a relation just replaced, say). */
+typedef int (*cs_connect_visit_fn)(void *arg, ProtobufCMessage *m, bool *descend);
+/* Depth-first over m and every message it holds (set oneof members, repeated items). */
+int cs_connect_walk(ProtobufCMessage *m, cs_connect_visit_fn visit, void *arg);
+
 /* ---- connect_artifacts.c ---- */
 /* Loop thread: AddArtifacts (client-streaming) and ArtifactStatus. */
 void cs_connect_add_artifacts_call(cs_connect_service *svc, cs_grpc_call *call);

@@ -38,8 +38,6 @@
 #include "spark/connect/relations.pb-c.h"
 #include "sqlexec/sql_error.h"
 
-#define MAX_DEPTH 2100 /* deeper plans are refused by the translation anyway */
-
 struct connect_persisted {
     uint8_t *key; /* the relation, packed */
     size_t key_len;
@@ -69,33 +67,25 @@ static int64_t canonical_id(id_map *m, int64_t v)
     return m->n;
 }
 
-static void renumber(ProtobufCMessage *m, id_map *ids, int depth)
+/* Each message's own plan_id (a set oneof member's too) gets its canonical number. */
+static int renumber_visit(void *arg, ProtobufCMessage *m, bool *descend)
 {
-    if (!m || depth > MAX_DEPTH) return;
+    id_map *ids = arg;
+    (void)descend;
     const ProtobufCMessageDescriptor *d = m->descriptor;
     char *base = (char *)m;
     for (unsigned i = 0; i < d->n_fields; i++) {
         const ProtobufCFieldDescriptor *f = &d->fields[i];
-        if (f->flags & PROTOBUF_C_FIELD_FLAG_ONEOF) { /* the union holds another member */
-            uint32_t which = *(const uint32_t *)(base + f->quantifier_offset);
-            if (which != f->id) continue;
-        }
-        if (f->type == PROTOBUF_C_TYPE_INT64 && f->label != PROTOBUF_C_LABEL_REPEATED &&
-            strcmp(f->name, "plan_id") == 0) {
-            int64_t *v = (int64_t *)(void *)(base + f->offset);
-            *v = canonical_id(ids, *v);
+        if (f->type != PROTOBUF_C_TYPE_INT64 || f->label == PROTOBUF_C_LABEL_REPEATED ||
+            strcmp(f->name, "plan_id") != 0)
             continue;
-        }
-        if (f->type != PROTOBUF_C_TYPE_MESSAGE) continue;
-        if (f->label == PROTOBUF_C_LABEL_REPEATED) {
-            size_t n = *(const size_t *)(base + f->quantifier_offset);
-            ProtobufCMessage **items = *(ProtobufCMessage ***)(base + f->offset);
-            for (size_t k = 0; k < n; k++)
-                renumber(items[k], ids, depth + 1);
-        } else {
-            renumber(*(ProtobufCMessage **)(base + f->offset), ids, depth + 1);
-        }
+        if ((f->flags & PROTOBUF_C_FIELD_FLAG_ONEOF) &&
+            *(const uint32_t *)(base + f->quantifier_offset) != f->id)
+            continue; /* the union holds another member */
+        int64_t *v = (int64_t *)(void *)(base + f->offset);
+        *v = canonical_id(ids, *v);
     }
+    return 0;
 }
 
 /* The relation's key: packed with its plan ids renumbered (the caller frees it). */
@@ -107,7 +97,7 @@ static uint8_t *pack_relation(const Spark__Connect__Relation *rel, size_t *len)
     Spark__Connect__Relation *copy = spark__connect__relation__unpack(NULL, *len, b);
     if (!copy) return b; /* cannot happen for what protobuf-c packed; the plain bytes then */
     id_map ids = {0};
-    renumber(&copy->base, &ids, 0);
+    cs_connect_walk(&copy->base, renumber_visit, &ids);
     free(ids.from);
     free(b);
     *len = spark__connect__relation__get_packed_size(copy);
@@ -259,36 +249,16 @@ static connect_persisted *match(walk_ctx *w, const Spark__Connect__Relation *rel
     return p ? *p : NULL;
 }
 
-static int walk(walk_ctx *w, ProtobufCMessage *m, int depth)
+/* A persisted relation is read from its kept rows (and not walked into). */
+static int use_visit(void *arg, ProtobufCMessage *m, bool *descend)
 {
-    if (!m || depth > MAX_DEPTH) return 0;
-    const ProtobufCMessageDescriptor *d = m->descriptor;
-    if (d == &spark__connect__relation__descriptor) {
-        Spark__Connect__Relation *rel = (Spark__Connect__Relation *)m;
-        connect_persisted *e = match(w, rel);
-        if (e) return use_one(e, rel, w->run, w->arg, w->err);
-    }
-    for (unsigned i = 0; i < d->n_fields; i++) {
-        const ProtobufCFieldDescriptor *f = &d->fields[i];
-        if (f->type != PROTOBUF_C_TYPE_MESSAGE) continue;
-        char *base = (char *)m;
-        if (f->flags & PROTOBUF_C_FIELD_FLAG_ONEOF) { /* the union holds another member */
-            uint32_t which = *(const uint32_t *)(base + f->quantifier_offset);
-            if (which != f->id) continue;
-        }
-        if (f->label == PROTOBUF_C_LABEL_REPEATED) {
-            size_t n = *(const size_t *)(base + f->quantifier_offset);
-            ProtobufCMessage **items = *(ProtobufCMessage ***)(base + f->offset);
-            for (size_t k = 0; k < n; k++) {
-                int rc = walk(w, items[k], depth + 1);
-                if (rc != 0) return rc;
-            }
-        } else {
-            int rc = walk(w, *(ProtobufCMessage **)(base + f->offset), depth + 1);
-            if (rc != 0) return rc;
-        }
-    }
-    return 0;
+    walk_ctx *w = arg;
+    if (m->descriptor != &spark__connect__relation__descriptor) return 0;
+    Spark__Connect__Relation *rel = (Spark__Connect__Relation *)m;
+    connect_persisted *e = match(w, rel);
+    if (!e) return 0;
+    *descend = false;
+    return use_one(e, rel, w->run, w->arg, w->err);
 }
 
 int cs_connect_persisted_use(connect_session *s, ProtobufCMessage *request,
@@ -296,5 +266,5 @@ int cs_connect_persisted_use(connect_session *s, ProtobufCMessage *request,
 {
     if (!s->persisted) return 0;
     walk_ctx w = {s, run, arg, err};
-    return walk(&w, request, 0);
+    return cs_connect_walk(request, use_visit, &w);
 }

@@ -197,10 +197,14 @@ int cs_history_provider_scan(history_provider *hp, cs_error *err)
 
 /* ---- the cleaner (Spark's cleanLogs) ------------------------------------------------------ */
 
+/* By last update; logs updated in the same instant (an object store's times are whole seconds)
+ * by their applications' start, then path, so the cleaner's choice never depends on list order. */
 static int oldest_first(const void *a, const void *b)
 {
     const log_entry *x = *(const log_entry *const *)a, *y = *(const log_entry *const *)b;
-    return (x->mtime_ms > y->mtime_ms) - (x->mtime_ms < y->mtime_ms);
+    if (x->mtime_ms != y->mtime_ms) return x->mtime_ms > y->mtime_ms ? 1 : -1;
+    if (x->sum.start_ms != y->sum.start_ms) return x->sum.start_ms > y->sum.start_ms ? 1 : -1;
+    return strcmp(x->path, y->path);
 }
 
 int cs_history_provider_clean(history_provider *hp, int64_t now_ms, int64_t max_age_ms,

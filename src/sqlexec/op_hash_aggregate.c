@@ -160,28 +160,6 @@ static inline uint64_t mix64(uint64_t x)
     return x ^ (x >> 33);
 }
 
-/* The width of an integral key type's values (0: not a word key). */
-static int word_key_width(cs_type_id id)
-{
-    switch (id) {
-    case CS_TYPE_BYTE:
-        return 1;
-    case CS_TYPE_SHORT:
-        return 2;
-    case CS_TYPE_INT:
-    case CS_TYPE_DATE:
-    case CS_TYPE_INTERVAL_YM:
-        return 4;
-    case CS_TYPE_LONG:
-    case CS_TYPE_TIMESTAMP:
-    case CS_TYPE_TIMESTAMP_NTZ:
-    case CS_TYPE_INTERVAL_DT:
-        return 8;
-    default:
-        return 0;
-    }
-}
-
 /* The batch's keys as words (a null's word 0, its bit set in the row's last word) and their
  * hashes, into bword / bhash. */
 static void batch_words(agg_op *a, const cs_col_batch *b, const cs_sort_key *keys)
@@ -713,7 +691,7 @@ cs_sql_op *cs_sql_op_hash_aggregate(cs_sql_op *child, cs_agg_mode mode, const in
             a->keys[k] = o;
             a->enc[k] = (cs_sort_key){.ordinal = o, .nulls_first = true};
             a->key_types[k] = cs_col_type_ref(in->fields[o].type);
-            a->key_width[k] = word_key_width(in->fields[o].type->id);
+            a->key_width[k] = cs_col_type_integral_width(in->fields[o].type->id);
             if (!a->key_width[k]) a->word_keys = false;
         }
     }

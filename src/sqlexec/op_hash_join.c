@@ -173,28 +173,6 @@ static void build_reset(join_op *j)
     j->arena.alloc = al;
 }
 
-/* The width of a key type used as its integer value (0: encoded instead). */
-static int int_key_width(cs_type_id id)
-{
-    switch (id) {
-    case CS_TYPE_BYTE:
-        return 1;
-    case CS_TYPE_SHORT:
-        return 2;
-    case CS_TYPE_INT:
-    case CS_TYPE_DATE:
-    case CS_TYPE_INTERVAL_YM:
-        return 4;
-    case CS_TYPE_LONG:
-    case CS_TYPE_TIMESTAMP:
-    case CS_TYPE_TIMESTAMP_NTZ:
-    case CS_TYPE_INTERVAL_DT:
-        return 8;
-    default:
-        return 0;
-    }
-}
-
 static inline uint64_t mix64(uint64_t x)
 {
     x ^= x >> 33;
@@ -226,7 +204,7 @@ static void batch_keys(join_op *j, const cs_col_batch *b, const cs_sort_key *key
     }
     const cs_column *c = b->columns[keys[0].ordinal];
     const void *v = c->values;
-    switch (int_key_width(c->type->id)) {
+    switch (cs_col_type_integral_width(c->type->id)) {
     case 1:
         for (int64_t i = 0; i < n; i++)
             j->kv[i] = (uint64_t)(int64_t)((const int8_t *)v)[i];
@@ -970,7 +948,8 @@ cs_sql_op *cs_sql_op_hash_join(cs_sql_op *left, cs_sql_op *right, const cs_join_
     j->type = spec->type;
     j->build_side = spec->build;
     j->n_keys = spec->n_keys;
-    j->int_key = spec->n_keys == 1 && int_key_width(l->fields[spec->left_keys[0]].type->id) > 0;
+    j->int_key =
+        spec->n_keys == 1 && cs_col_type_integral_width(l->fields[spec->left_keys[0]].type->id) > 0;
     j->condition = spec->condition;
     j->condition_arg = spec->condition_arg;
     j->left_keys = cs_xcalloc((size_t)spec->n_keys, sizeof *j->left_keys);
