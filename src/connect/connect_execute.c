@@ -344,12 +344,7 @@ static int sql_command(cs_connect_service *svc, connect_op *op, cs_sql_session *
     rc = run_statement(svc, op, sql, a, st, input->sql->query, &res, kept, err);
     if (rc != 0) return rc;
     cs_sbuf data = CS_SBUF_INIT;
-    /* the rows as one Arrow stream: the schema, then every batch */
-    cs_ipc_writer *w = cs_ipc_writer_new(res.schema, cs_ipc_write_sbuf, &data);
-    for (int i = 0; rc == 0 && i < res.n_batches; i++)
-        rc = cs_ipc_writer_write(w, res.batches[i], err);
-    if (rc == 0) rc = cs_ipc_writer_close(w, err);
-    cs_ipc_writer_free(w);
+    rc = cs_connect_result_arrow(&res, &data, err);
     if (rc == 0) {
         Spark__Connect__Relation local = SPARK__CONNECT__RELATION__INIT;
         Spark__Connect__LocalRelation lr = SPARK__CONNECT__LOCAL_RELATION__INIT;
@@ -363,6 +358,17 @@ static int sql_command(cs_connect_service *svc, connect_op *op, cs_sql_session *
     }
     cs_sbuf_free(&data);
     cs_sql_result_free(&res);
+    return rc;
+}
+
+int cs_connect_result_arrow(const cs_sql_result *res, cs_sbuf *out, cs_error *err)
+{
+    int rc = 0;
+    cs_ipc_writer *w = cs_ipc_writer_new(res->schema, cs_ipc_write_sbuf, out);
+    for (int i = 0; rc == 0 && i < res->n_batches; i++)
+        rc = cs_ipc_writer_write(w, res->batches[i], err);
+    if (rc == 0) rc = cs_ipc_writer_close(w, err);
+    cs_ipc_writer_free(w);
     return rc;
 }
 

@@ -31,6 +31,7 @@
 #include <stdint.h>
 
 #include "common/err.h"
+#include "common/strutil.h"
 #include "connect/connect_service.h"
 #include "connect/grpc_server.h"
 #include "session/sql_session.h"
@@ -157,6 +158,9 @@ void cs_connect_execute_detach(cs_connect_service *svc, cs_grpc_call *call);
 void cs_connect_watchdog_round(cs_connect_service *svc, int64_t now_ms, int64_t grace_ms);
 /* A work's thread: runs the operation of w. */
 void cs_connect_execute_run(cs_connect_service *svc, connect_work *w);
+/* res's rows as one Arrow IPC stream (the schema, then every batch) into out, which the caller
+ * initialised and frees: a LocalRelation's data. 0, or a negative code with err. */
+int cs_connect_result_arrow(const cs_sql_result *res, cs_sbuf *out, cs_error *err);
 /* Drops an operation reference (under svc->lock). */
 void cs_connect_op_unref(connect_op *op);
 

@@ -32,7 +32,6 @@
 
 #include "common/log.h"
 #include "connect/connect_internal.h"
-#include "formats/arrow_ipc.h"
 #include "spark/connect/base.pb-c.h"
 #include "spark/connect/common.pb-c.h"
 #include "spark/connect/relations.pb-c.h"
@@ -187,11 +186,7 @@ static int compute(connect_persisted *e, const Spark__Connect__Relation *rel,
     int rc = run(arg, rel, &res, err);
     if (rc != 0) return rc;
     cs_sbuf data = CS_SBUF_INIT;
-    cs_ipc_writer *w = cs_ipc_writer_new(res.schema, cs_ipc_write_sbuf, &data);
-    for (int i = 0; rc == 0 && i < res.n_batches; i++)
-        rc = cs_ipc_writer_write(w, res.batches[i], err);
-    if (rc == 0) rc = cs_ipc_writer_close(w, err);
-    cs_ipc_writer_free(w);
+    rc = cs_connect_result_arrow(&res, &data, err);
     if (rc == 0) {
         Spark__Connect__LocalRelation lr = SPARK__CONNECT__LOCAL_RELATION__INIT;
         lr._data_case = SPARK__CONNECT__LOCAL_RELATION___DATA_DATA;
