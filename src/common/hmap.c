@@ -17,15 +17,6 @@ typedef struct cs_hmap_slot {
     uint8_t state;
 } cs_hmap_slot;
 
-static uint64_t hash_u64(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ULL;
-    return x ^ (x >> 33);
-}
-
 static uint64_t hash_str(const char *s)
 {
     uint64_t h = 1469598103934665603ULL; /* FNV-1a */
@@ -112,14 +103,14 @@ void cs_hmap_init_strings(cs_hmap *m)
 
 bool cs_hmap_get(const cs_hmap *m, uint64_t key, uint64_t *val)
 {
-    const cs_hmap_slot *s = find(m, key, hash_u64(key));
+    const cs_hmap_slot *s = find(m, key, cs_hash_mix64(key));
     if (s && val) *val = s->val;
     return s != NULL;
 }
 
 void cs_hmap_put(cs_hmap *m, uint64_t key, uint64_t val)
 {
-    uint64_t h = hash_u64(key);
+    uint64_t h = cs_hash_mix64(key);
     cs_hmap_slot *s = find(m, key, h);
     if (s)
         s->val = val;
@@ -129,7 +120,7 @@ void cs_hmap_put(cs_hmap *m, uint64_t key, uint64_t val)
 
 bool cs_hmap_del(cs_hmap *m, uint64_t key)
 {
-    return del(m, key, hash_u64(key));
+    return del(m, key, cs_hash_mix64(key));
 }
 
 bool cs_hmap_sget(const cs_hmap *m, const char *key, uint64_t *val)

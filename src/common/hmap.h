@@ -25,6 +25,17 @@ typedef struct cs_hmap {
     bool strings;           /* keys are strings (copied) */
 } cs_hmap;
 
+/* MurmurHash3's 64-bit finalizer: spreads a 64-bit key (an id, an integer group or join key)
+ * over every bit of its hash. The map's own hash, and the SQL hash operators' for word keys. */
+static inline uint64_t cs_hash_mix64(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ULL;
+    return x ^ (x >> 33);
+}
+
 /* An empty map of string keys (a zero-initialised cs_hmap has 64-bit keys). */
 void cs_hmap_init_strings(cs_hmap *m);
 

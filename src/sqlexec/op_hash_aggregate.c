@@ -31,6 +31,7 @@
 #include "columnar/col_builder.h"
 #include "sqlexec/sql_error.h"
 #include "sqlexec/sql_ops_internal.h"
+#include "common/hmap.h"
 
 #define SPILL_PARTS 16
 #define WORD_KEYS_MAX 4
@@ -151,15 +152,6 @@ static int32_t new_group(agg_op *a, const uint8_t *key, size_t len, uint64_t h)
     return g;
 }
 
-static inline uint64_t mix64(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdull;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ull;
-    return x ^ (x >> 33);
-}
-
 /* The batch's keys as words (a null's word 0, its bit set in the row's last word) and their
  * hashes, into bword / bhash. */
 static void batch_words(agg_op *a, const cs_col_batch *b, const cs_sort_key *keys)
@@ -199,9 +191,9 @@ static void batch_words(agg_op *a, const cs_col_batch *b, const cs_sort_key *key
     }
     for (int64_t i = 0; i < n; i++) {
         const uint64_t *r = w + (size_t)i * (size_t)ws;
-        uint64_t h = mix64(r[0] ^ (r[a->n_keys] << 56));
+        uint64_t h = cs_hash_mix64(r[0] ^ (r[a->n_keys] << 56));
         for (int k = 1; k < a->n_keys; k++)
-            h = mix64(h ^ r[k]) + (uint64_t)k;
+            h = cs_hash_mix64(h ^ r[k]) + (uint64_t)k;
         a->bhash[i] = h;
     }
 }

@@ -44,6 +44,7 @@
 
 #include "sqlexec/sql_error.h"
 #include "sqlexec/sql_ops_internal.h"
+#include "common/hmap.h"
 
 #define GRACE_PARTS 16
 
@@ -173,15 +174,6 @@ static void build_reset(join_op *j)
     j->arena.alloc = al;
 }
 
-static inline uint64_t mix64(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdull;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ull;
-    return x ^ (x >> 33);
-}
-
 /* The keys of every row of b (keys: the side's key list) into key_null / key_hash, and kv (the
  * values, int_key) or kb (the encodings). */
 static void batch_keys(join_op *j, const cs_col_batch *b, const cs_sort_key *keys)
@@ -223,7 +215,7 @@ static void batch_keys(join_op *j, const cs_col_batch *b, const cs_sort_key *key
     }
     for (int64_t i = 0; i < n; i++) {
         j->kv_null[i] = !cs_column_is_valid(c, i);
-        j->kv_hash[i] = mix64(j->kv[i]);
+        j->kv_hash[i] = cs_hash_mix64(j->kv[i]);
     }
     j->key_null = j->kv_null;
     j->key_hash = j->kv_hash;

@@ -450,9 +450,11 @@ static cs_sql_op *build_nested_loop_join(const cs_phys_node *n, cs_sql_op *left,
 static cs_sql_op *build_python_eval(const cs_phys_node *n, cs_sql_op *child, cs_error *err)
 {
     int base = child->schema->n_fields;
-    if ((n->py_eval_type == CS_PY_EVAL_GROUPED_MAP_PANDAS_UDF ||
-         n->py_eval_type == CS_PY_EVAL_GROUPED_MAP_ARROW_UDF) &&
-        n->schema && n->n_py_udfs == 1) {
+    bool group_map = n->py_eval_type == CS_PY_EVAL_GROUPED_MAP_PANDAS_UDF ||
+                     n->py_eval_type == CS_PY_EVAL_GROUPED_MAP_ARROW_UDF;
+    bool map_in_batch = n->py_eval_type == CS_PY_EVAL_MAP_PANDAS_ITER_UDF ||
+                        n->py_eval_type == CS_PY_EVAL_MAP_ARROW_ITER_UDF;
+    if ((group_map || map_in_batch) && n->schema && n->n_py_udfs == 1) {
         cs_py_eval_udf u = {NULL,
                             n->py_udfs[0].command,
                             n->py_udfs[0].command_len,
@@ -460,19 +462,9 @@ static cs_sql_op *build_python_eval(const cs_phys_node *n, cs_sql_op *child, cs_
                             n->py_udfs[0].args,
                             NULL};
         cs_py_eval_spec spec = {n->py_eval_type, n->py_python, n->py_python_ver, 1, &u};
-        return cs_sql_op_python_group_map(child, &spec, cs_col_type_ref(n->schema), err);
-    }
-    if ((n->py_eval_type == CS_PY_EVAL_MAP_PANDAS_ITER_UDF ||
-         n->py_eval_type == CS_PY_EVAL_MAP_ARROW_ITER_UDF) &&
-        n->schema && n->n_py_udfs == 1) {
-        cs_py_eval_udf u = {NULL,
-                            n->py_udfs[0].command,
-                            n->py_udfs[0].command_len,
-                            n->py_udfs[0].n_args,
-                            n->py_udfs[0].args,
-                            NULL};
-        cs_py_eval_spec spec = {n->py_eval_type, n->py_python, n->py_python_ver, 1, &u};
-        return cs_sql_op_python_map_in_batch(child, &spec, cs_col_type_ref(n->schema), err);
+        cs_col_type *out = cs_col_type_ref(n->schema);
+        return group_map ? cs_sql_op_python_group_map(child, &spec, out, err)
+                         : cs_sql_op_python_map_in_batch(child, &spec, out, err);
     }
     if (!n->schema || n->schema->n_fields != base + n->n_py_udfs) {
         cs_sql_op_free(child);
