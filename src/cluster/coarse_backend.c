@@ -637,11 +637,18 @@ static void coarse_request_total(sched_backend *base, int total)
 }
 
 static void coarse_remove_executors(sched_backend *base, const char *const *ids, int n,
-                                    bool decommission, const char *reason)
+                                    bool decommission, const char *reason, bool *removed)
 {
     coarse_backend *b = (coarse_backend *)base;
+    if (!decommission) { /* only the idle ones: a busy executor's tasks would be killed */
+        cs_coarse_backend_kill_idle(b, ids, n, reason, removed);
+        return;
+    }
+    /* decommissioning lets running tasks finish: busy or not, every one goes */
     if (b->opt.removing) b->opt.removing(b->opt.hooks_arg, ids, n);
     cs_coarse_backend_remove_executors(b, ids, n, decommission, reason);
+    for (int k = 0; k < n; k++)
+        removed[k] = true;
 }
 
 static void coarse_stop(sched_backend *base)

@@ -90,6 +90,13 @@ void cs_coarse_backend_stop_executors(coarse_backend *b);
  * to peers, then StopExecutor), otherwise StopExecutor at once. */
 void cs_coarse_backend_remove_executors(coarse_backend *b, const char *const *ids, int n,
                                         bool decommission, const char *reason);
+/* Dynamic allocation's kill (Spark's killExecutors with force = false): of these executors, those
+ * running no task — checked under the lock the offers take, so none is given a task meanwhile —
+ * get no new tasks, are announced to the launcher (coarse_options.removing) and get
+ * StopExecutor; killed[k] is false for ids[k] running a task (it stays), true otherwise (killed
+ * now, or gone or going already). Returns how many were told to stop. */
+int cs_coarse_backend_kill_idle(coarse_backend *b, const char *const *ids, int n,
+                                const char *reason, bool *killed);
 /* One live executor as the executor roller ranks it (the fields of Spark's ExecutorSummary its
  * ExecutorRollDriverPlugin reads): kept by the driver from registrations, task ends and
  * heartbeats. */

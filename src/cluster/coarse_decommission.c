@@ -1,9 +1,10 @@
 /*
  * coarse_decommission.c — executors leaving on purpose (see coarse_backend.h): removal by
- * dynamic allocation (StopExecutor at once), decommissioning asked by the driver or by the
- * executor itself (no new tasks; DecommissionExecutor), and once a decommissioning executor is
- * drained, its map outputs moved to live executors (MigrateShuffle, one batch per peer, as
- * Spark's BlockManagerDecommissioner) and StopExecutor sent once no running stage reads from it.
+ * dynamic allocation (StopExecutor at once, to executors running no task), decommissioning asked by
+ * the driver or by the executor itself (no new tasks; DecommissionExecutor), and once a
+ * decommissioning executor is drained, its map outputs moved to live executors (MigrateShuffle, one
+ * batch per peer, as Spark's BlockManagerDecommissioner) and StopExecutor sent once no running
+ * stage reads from it.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -67,6 +68,48 @@ void cs_coarse_backend_remove_executors(coarse_backend *b, const char *const *id
         }
     }
     pthread_mutex_unlock(&b->lock);
+}
+
+int cs_coarse_backend_kill_idle(coarse_backend *b, const char *const *ids, int n,
+                                const char *reason, bool *killed)
+{
+    char(*names)[64] = cs_xcalloc((size_t)n + 1, sizeof *names);
+    const char **chosen = cs_xcalloc((size_t)n + 1, sizeof *chosen);
+    int nchosen = 0;
+    pthread_mutex_lock(&b->lock);
+    for (int k = 0; k < n; k++) {
+        killed[k] = true; /* gone or going already: as good as killed */
+        int i = cs_coarse_find_exec(b, ids[k]);
+        if (i < 0) continue;
+        exec_info *e = &b->execs[i];
+        if (!e->alive || !e->conn || e->removing || e->decommissioning) continue;
+        if (e->free < e->cores) { /* a task holds cores: launched since it was found idle */
+            CS_INFO("driver", "event=executor_kill_refused executor=%s reason=%s",
+                    cs_log_value(e->id), cs_log_quote("it runs tasks"));
+            killed[k] = false;
+            continue;
+        }
+        e->removing = true; /* offered no task from now on: it stays idle */
+        snprintf(e->lost_reason, sizeof e->lost_reason, "Executor killed by driver: %s", reason);
+        snprintf(names[nchosen], sizeof names[nchosen], "%s", e->id);
+        chosen[nchosen] = names[nchosen];
+        nchosen++;
+    }
+    pthread_mutex_unlock(&b->lock);
+    if (nchosen > 0 && b->opt.removing) b->opt.removing(b->opt.hooks_arg, chosen, nchosen);
+    pthread_mutex_lock(&b->lock);
+    for (int k = 0; k < nchosen; k++) {
+        int i = cs_coarse_find_exec(b, chosen[k]);
+        exec_info *e = i < 0 ? NULL : &b->execs[i];
+        if (!e || !e->alive || !e->conn) continue; /* gone meanwhile */
+        CS_INFO("driver", "event=executor_kill executor=%s reason=%s", cs_log_value(e->id),
+                cs_log_quote(reason));
+        cs_coarse_send_stop(e->conn);
+    }
+    pthread_mutex_unlock(&b->lock);
+    free(chosen);
+    free(names);
+    return nchosen;
 }
 
 bool cs_coarse_backend_exit_expected(coarse_backend *b, const char *executor_id)

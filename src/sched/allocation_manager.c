@@ -390,10 +390,19 @@ static void *am_main(void *arg)
             for (int i = 0; i < nremove; i++)
                 CS_INFO("allocation", "event=remove_idle executor=%s mode=%s",
                         cs_log_value(remove[i]), am->st.decommission ? "decommission" : "kill");
+            bool *removed = cs_xcalloc((size_t)nremove, sizeof *removed);
             am->backend->remove_executors(am->backend, (const char *const *)remove, nremove,
-                                          am->st.decommission, "idle (dynamic allocation)");
-            for (int i = 0; i < nremove; i++)
+                                          am->st.decommission, "idle (dynamic allocation)",
+                                          removed);
+            pthread_mutex_lock(&am->lock);
+            /* refused: it was given tasks after this round found it idle; it stays */
+            for (int i = 0; i < nremove; i++) {
+                am_exec *e = removed[i] ? NULL : exec_find(am, remove[i]);
+                if (e) e->removing = false;
                 free(remove[i]);
+            }
+            pthread_mutex_unlock(&am->lock);
+            free(removed);
             free(remove);
         }
         pthread_mutex_lock(&am->lock);

@@ -501,17 +501,31 @@ static void handle_completion(scheduler *s, completion *c)
         return;
     }
 
-    /* an ordinary task failure: retry up to the limit; an unlaunchable task has no retry */
-    if (r->status == TASK_KILLED) return; /* stopped on request: not a failure (TaskKilled) */
+    /* an ordinary task failure: retry up to the limit; an unlaunchable task has no retry. A
+     * killed attempt (TaskKilled) is no failure: when its job ended, its stage attempt ended
+     * too and nothing runs again; otherwise something else stopped it (its executor was
+     * removed as it started: the executor cancels its tasks on StopExecutor) and, as Spark's
+     * TaskSetManager re-queues a killed attempt of a live task set, the task runs again —
+     * dropping it would leave its stage running with nothing in flight, a stalled job. */
+    if (r->status == TASK_KILLED && cs_task_desc_cancelled(t)) return; /* on request */
     /* the task set manager's rule: an executor removed by no fault of the task does not count */
-    cs_failure_kind kind = r->status == TASK_UNLAUNCHABLE               ? CS_FAILURE_UNLAUNCHABLE
-                           : r->lost_executor && !r->exit_caused_by_app ? CS_FAILURE_NOT_COUNTED
-                                                                        : CS_FAILURE_COUNTED;
+    cs_failure_kind kind =
+        r->status == TASK_UNLAUNCHABLE ? CS_FAILURE_UNLAUNCHABLE
+        : r->status == TASK_KILLED || (r->lost_executor && !r->exit_caused_by_app)
+            ? CS_FAILURE_NOT_COUNTED
+            : CS_FAILURE_COUNTED;
     int failures;
     cs_task_failure_action action = cs_task_set_failed(stk->set, index, kind, &failures);
-    CS_WARN("scheduler", "event=task_failed task=%lld stage=%d.%d partition=%d attempt=%d error=%s",
-            (long long)t->task_id, st->id, t->stage_attempt, t->partition, t->attempt,
-            cs_log_quote(r->error ? r->error : ""));
+    if (r->status == TASK_KILLED)
+        CS_INFO("scheduler",
+                "event=task_killed task=%lld stage=%d.%d partition=%d attempt=%d reason=%s",
+                (long long)t->task_id, st->id, t->stage_attempt, t->partition, t->attempt,
+                cs_log_quote(r->error ? r->error : ""));
+    else
+        CS_WARN("scheduler",
+                "event=task_failed task=%lld stage=%d.%d partition=%d attempt=%d error=%s",
+                (long long)t->task_id, st->id, t->stage_attempt, t->partition, t->attempt,
+                cs_log_quote(r->error ? r->error : ""));
     if (action == CS_TASK_ABORT) {
         stage_finished(s, st, false, r->error);
         if (r->status == TASK_UNLAUNCHABLE)

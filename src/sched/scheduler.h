@@ -59,9 +59,12 @@ struct sched_backend {
     void (*request_total)(sched_backend *b, int total);
     /* Removes these executors (Spark's killExecutors / decommissionExecutors): they get no new
      * tasks; with decommission they finish their tasks and hand their shuffle files to live
-     * executors before they exit, otherwise they are told to exit at once. */
+     * executors before they exit, otherwise they are told to exit at once — but only those
+     * running no task, checked under the same lock as the offers (Spark's killExecutors with
+     * force = false: an executor found idle may have been given tasks since). removed[k] says
+     * whether ids[k] goes (the others stay as they are). */
     void (*remove_executors)(sched_backend *b, const char *const *ids, int n, bool decommission,
-                             const char *reason);
+                             const char *reason, bool *removed);
     /* Every process holding cached partitions drops those of rdd_id (unpersist); NULL: none. */
     void (*remove_rdd)(sched_backend *b, int rdd_id);
     scheduler *sched;                /* set by cs_scheduler_new */

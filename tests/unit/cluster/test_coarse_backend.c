@@ -6,7 +6,8 @@
  * FetchFailed resubmission, shuffle reuse across jobs, cancellation (KillTask to every running
  * task, the job ends), executor loss (its running task retried elsewhere, its map outputs
  * recomputed; with a launcher that reports exits, named by the exit status that comes after the
- * connection's close), and registration refusals (duplicates, ids the launcher removed, and fields
+ * connection's close), dynamic allocation's kill refused for an executor running a task and done
+ * once it is idle, and registration refusals (duplicates, ids the launcher removed, and fields
  * out of range: cores, block port, host and id). Outcomes only: waits are bounded by the RPC
  * timeouts.
  */
@@ -53,7 +54,7 @@ struct fexec {
     stage_info stages[64];
     int nstages;
     int64_t held[64];
-    int nheld, kills, launched, map_launched;
+    int nheld, kills, launched, map_launched, stops;
     bool dead;
 };
 
@@ -197,6 +198,10 @@ static void on_message(void *arg, rpc_conn *c, const Cspark__Envelope *msg)
         on_stage(x, msg->launch_stage);
     } else if (msg->body_case == CSPARK__ENVELOPE__BODY_LAUNCH_TASK) {
         on_task(x, msg->launch_task);
+    } else if (msg->body_case == CSPARK__ENVELOPE__BODY_STOP_EXECUTOR) {
+        pthread_mutex_lock(&x->mu);
+        x->stops++; /* a real executor would stop its tasks and exit: this one only counts */
+        pthread_mutex_unlock(&x->mu);
     } else if (msg->body_case == CSPARK__ENVELOPE__BODY_KILL_TASK) {
         pthread_mutex_lock(&x->mu);
         x->kills++;
@@ -531,6 +536,87 @@ static void test_executor_loss_waits_for_exit_status(void **state)
     driver_stop(&d);
 }
 
+/* ---- dynamic allocation's kill never hits a busy executor ----
+ * The allocation manager finds an executor idle, then asks the backend to kill it; a task may
+ * have been launched there in between (a job starting). The kill is refused for an executor
+ * running a task (Spark's killExecutors with force = false), so its task is not stopped under
+ * it — a stopped task reported KILLED was what stalled a job ("stages waiting: -1"); once idle,
+ * the same kill goes through (StopExecutor). */
+static stage_info g_held_stage;
+static Cspark__LaunchTask g_held_task;
+
+static action hold_first_on_1(fexec *x, const stage_info *si, const Cspark__LaunchTask *lt)
+{
+    if (strcmp(x->id, "1") != 0 || x->launched != 1) return ANSWER;
+    g_held_stage = *si;
+    g_held_task = *lt;
+    return HOLD;
+}
+
+typedef struct job_thread {
+    driver *d;
+    pthread_t t;
+    int rc;
+    cs_error err;
+} job_thread;
+
+static void *run_in_thread(void *arg)
+{
+    job_thread *j = arg;
+    j->rc = run(j->d, &j->err);
+    return NULL;
+}
+
+static void test_kill_refused_while_executor_runs_a_task(void **state)
+{
+    driver d;
+    driver_start(&d, hold_first_on_1);
+    job_thread j = {.d = &d};
+    pthread_create(&j.t, NULL, run_in_thread, &j);
+    fexec *x1 = &g_x[0];
+    int held = 0;
+    for (int i = 0; i < 10000 && !held; i++) { /* 10 s at most: tasks launch at once */
+        pthread_mutex_lock(&x1->mu);
+        held = x1->nheld;
+        pthread_mutex_unlock(&x1->mu);
+        if (!held) usleep(1000);
+    }
+    assert_int_equal(held, 1); /* 3 map tasks over two executors of 2 cores: one reaches "1" */
+
+    sched_backend *base = cs_coarse_backend_base(d.cb);
+    const char *ids[1] = {"1"};
+    bool removed[1] = {true};
+    base->remove_executors(base, ids, 1, false, "idle (dynamic allocation)", removed);
+    assert_false(removed[0]); /* it runs the held task: it stays */
+
+    pthread_mutex_lock(&x1->mu);
+    x1->nheld = 0;
+    pthread_mutex_unlock(&x1->mu);
+    answer(x1, &g_held_stage, &g_held_task); /* the task ends as it would have */
+    pthread_join(j.t, NULL);
+    assert_int_equal(j.rc, 0);
+    assert_int_equal(d.results[0] + d.results[1], 2);
+    pthread_mutex_lock(&x1->mu);
+    assert_int_equal(x1->stops, 0);
+    pthread_mutex_unlock(&x1->mu);
+
+    /* every task done: the same kill goes through */
+    removed[0] = false;
+    base->remove_executors(base, ids, 1, false, "idle (dynamic allocation)", removed);
+    assert_true(removed[0]);
+    for (int i = 0; i < 10000; i++) { /* 10 s at most for the message to arrive */
+        pthread_mutex_lock(&x1->mu);
+        int stops = x1->stops;
+        pthread_mutex_unlock(&x1->mu);
+        if (stops > 0) break;
+        usleep(1000);
+    }
+    pthread_mutex_lock(&x1->mu);
+    assert_int_equal(x1->stops, 1);
+    pthread_mutex_unlock(&x1->mu);
+    driver_stop(&d);
+}
+
 static void test_registration_refusals(void **state)
 {
     driver d;
@@ -584,6 +670,7 @@ int main(void)
         cmocka_unit_test(test_cancellation_kills_running_tasks),
         cmocka_unit_test(test_executor_loss),
         cmocka_unit_test(test_executor_loss_waits_for_exit_status),
+        cmocka_unit_test(test_kill_refused_while_executor_runs_a_task),
         cmocka_unit_test(test_registration_refusals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -5,7 +5,9 @@
  * backend aborts (and every later job failing), the task reaper ending tasks that ignore their
  * kill, executor loss (outputs it held recomputed,
  * during a running map stage and after; its running tasks re-queued, not counted as failures when
- * the executor was removed), and zombie stage attempts whose late failures are not retried;
+ * the executor was removed), a task killed by no request of the scheduler (its executor removed
+ * as it started) running again rather than stalling its map-stage job, and zombie stage
+ * attempts whose late failures are not retried;
  * two jobs at once from two threads, the first cancelled while the second runs to its result.
  *
  * The fake backend is a small model of a cluster: executors "1" and "2" (alive or lost) offering
@@ -719,6 +721,38 @@ static void test_executor_loss_requeues_running_task(void **state)
     app_free(&a);
 }
 
+/* An executor removed while it runs a task stops it: the task reports KILLED though its job
+ * asked for no kill (the executor's StopExecutor cancels its tasks). Its stage attempt is still
+ * the current one, so the task runs again (as Spark's TaskSetManager re-queues a TaskKilled
+ * attempt of a live task set, not counted as a failure); the map-stage job (whose result stage
+ * is the placeholder of id -1) completes instead of stalling with "stages waiting: -1". */
+static bool kill_first_map_attempt(fake *f, const task_desc *t, task_result *r)
+{
+    if (is_map(t) && t->partition == 1 && t->attempt == 0) {
+        r->status = TASK_KILLED;
+        r->error = cs_xstrdup("the executor was stopped by the driver");
+        return true;
+    }
+    succeed(f, t, r);
+    return true;
+}
+
+static void test_killed_task_of_removed_executor_reruns(void **state)
+{
+    app a;
+    app_init(&a, kill_first_map_attempt, 1); /* a failure would abort: a kill is none */
+    cs_error err;
+    cs_error_clear(&err);
+    int rc = cs_scheduler_run_map_stages(a.s, &a.dep, 1, NULL, &err);
+    if (rc != 0) fail_msg("the map-stage job failed: %s", err.msg);
+    assert_int_equal(launches(&a.f, true, 1), 2);
+    assert_int_equal(count_map_launches(&a.f), 4);
+    assert_int_equal(run(&a, a.reduced, &err), 0); /* the outputs are all there */
+    assert_int_equal(count_map_launches(&a.f), 4);
+    assert_int_equal(a.results[0] + a.results[1], 2);
+    app_free(&a);
+}
+
 /* ---- two jobs at once ---------------------------------------------------------------------
  * Job 0 (thread) runs the two-stage app with its result tasks held (running); job 1 (this
  * thread) reads the same shuffle, reused, and runs to its result meanwhile; then job 0 is
@@ -806,6 +840,7 @@ int main(void)
         cmocka_unit_test(test_lost_outputs_of_finished_parent_rerun),
         cmocka_unit_test(test_zombie_attempt_late_failure_ignored),
         cmocka_unit_test(test_executor_loss_requeues_running_task),
+        cmocka_unit_test(test_killed_task_of_removed_executor_reruns),
         cmocka_unit_test(test_two_jobs_cancel_one),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
