@@ -18,6 +18,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "common/conf_entries.h"
 #include "common/strutil.h"
 
 typedef struct conf_entry {
@@ -380,13 +381,13 @@ static bool matches_redaction(const char *s)
 
 bool cs_conf_is_sensitive(const char *key)
 {
-    return matches_redaction(key);
+    return matches_redaction(key) || cs_conf_entry_is_secret(key);
 }
 
 const char *cs_conf_redact(const char *key, const char *value)
 {
     /* As Spark's Utils.redact: the value is hidden if the regex matches the key or the value. */
-    if (matches_redaction(key) || matches_redaction(value)) return CS_REDACTED;
+    if (cs_conf_is_sensitive(key) || matches_redaction(value)) return CS_REDACTED;
     return value;
 }
 
@@ -405,6 +406,7 @@ static bool compile_redaction(const cs_conf *c, regex_t *re)
 
 const char *cs_conf_redact_with(const cs_conf *c, const char *key, const char *value)
 {
+    if (cs_conf_entry_is_secret(key)) return CS_REDACTED; /* a credential, whatever the regex */
     regex_t re;
     if (!compile_redaction(c, &re)) return cs_conf_redact(key, value);
     bool hit = (key && regexec(&re, key, 0, NULL, 0) == 0) ||

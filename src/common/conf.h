@@ -101,12 +101,14 @@ char *cs_conf_to_properties(const cs_conf *c, size_t *len);
 
 /* Redaction as Spark's spark.redaction.regex default "(?i)secret|password|token|access[.]key"
  * (matched against the key, case-insensitive, anywhere in it): returns value, or the constant
- * "*********(redacted)" when the key is sensitive. */
+ * "*********(redacted)" when the key is sensitive — also every key conf_entries.c marks as a
+ * credential (cs_conf_entry_is_secret), whatever the key's name and spark.redaction.regex. */
 #define CS_REDACTED "*********(redacted)"
 const char *cs_conf_redact(const char *key, const char *value);
 bool cs_conf_is_sensitive(const char *key);
 /* As cs_conf_redact, but honours a user-set spark.redaction.regex in c (POSIX extended syntax; a
- * leading "(?i)" means case-insensitive). An unusable regex falls back to the default. */
+ * leading "(?i)" means case-insensitive). An unusable regex falls back to the default. A
+ * credential's key is redacted whatever the regex. */
 const char *cs_conf_redact_with(const cs_conf *c, const char *key, const char *value);
 /* Checks that spark.redaction.regex (if set in c) compiles; CS_EINVAL naming the key if not. */
 int cs_conf_check_redaction_regex(const cs_conf *c, cs_error *err);

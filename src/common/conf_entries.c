@@ -76,6 +76,11 @@
     {                                                                                              \
         k, CS_CONF_STRING, 0, 0, 0, false, false, NULL, false, d, NULL                             \
     }
+/* a credential (cs_conf_entry.secret), given to pods in environment variable env (or NULL) */
+#define SECRET(k, env)                                                                             \
+    {                                                                                              \
+        k, CS_CONF_STRING, 0, 0, 0, false, false, NULL, false, NULL, NULL, true, env               \
+    }
 #define BOOL(k) BOOL_D(k, NULL)
 #define STRING(k) STRING_D(k, NULL)
 #define INT(k, lo, hi) INT_D(k, lo, hi, NULL)
@@ -300,7 +305,7 @@ static const cs_conf_entry entries[] = {
     STRING_D("spark.connect.grpc.binding.address", "127.0.0.1"),
     SIZE_D("spark.connect.grpc.maxInboundMessageSize", CS_BYTE, 1024, 2047 * CS_MiB, "128m"),
     SIZE_D("spark.connect.grpc.arrow.maxBatchSize", CS_BYTE, 1024, 2047 * CS_MiB, "4m"),
-    STRING("spark.connect.authenticate.token"),
+    SECRET("spark.connect.authenticate.token", "SPARK_CONNECT_AUTHENTICATE_TOKEN"),
     /* Python UDFs (sqlexec/python_worker.c): the interpreter of the workers (else the
      * PYSPARK_PYTHON environment variable, else python3), as Spark's */
     STRING("spark.pyspark.python"),
@@ -348,6 +353,12 @@ int cs_conf_entry_int_in(const cs_conf *c, const char *key, cs_conf_scope scope,
         return cs_error_set(err, CS_EINVAL, "%s has no int configuration entry (conf_entries.c)",
                             key);
     return cs_conf_get_int(c, key, cs_conf_entry_default_in(key, scope), out, err);
+}
+
+bool cs_conf_entry_is_secret(const char *key)
+{
+    const cs_conf_entry *e = key ? cs_conf_entry_find(key) : NULL;
+    return e && e->secret;
 }
 
 const cs_conf_entry *cs_conf_entries(int *n)

@@ -45,10 +45,19 @@ typedef struct cs_conf_entry {
     bool nocase;          /* CS_CONF_CHOICE */
     const char *dflt;     /* Spark's default, in the key's syntax; NULL: none (optional key) */
     const char *fallback; /* unset: the value of this key instead (Spark's fallbackConf) */
+    /* a credential: never written where others can read it (a ConfigMap, a pod spec, the event
+     * log, the UI's environment page: always redacted there, whatever spark.redaction.regex
+     * says); a pod that needs it reads it from a Kubernetes Secret through the environment
+     * variable secret_env (NULL: no pod is given it that way) */
+    bool secret;
+    const char *secret_env;
 } cs_conf_entry;
 
 /* The entry of `key`, or NULL when cspark declares no type for it. Borrowed (static). */
 const cs_conf_entry *cs_conf_entry_find(const char *key);
+
+/* Whether key's entry is a credential (cs_conf_entry.secret); false for keys without an entry. */
+bool cs_conf_entry_is_secret(const char *key);
 
 /* The typed accessors: the key's value, or its entry's default when unset (CS_ENOTFOUND, *out
  * untouched, when the entry has none), in the entry's default unit; CS_EINVAL as conf.h's getters

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "cspark.h"
+#include "common/conf_entries.h"
 #include "common/hmap.h"
 #include "common/json_text.h"
 #include "sched/locality.h"
@@ -359,7 +360,9 @@ static void add_prop(void *arg, const char *key, const char *value)
 {
     props_ctx *pc = arg;
     const char *v = value;
-    if (pc->jp->have_regex) {
+    if (cs_conf_entry_is_secret(key)) {
+        v = CS_REDACTED; /* a credential, whatever spark.redaction.regex says */
+    } else if (pc->jp->have_regex) {
         if (regexec(&pc->jp->regex, key, 0, NULL, 0) == 0 ||
             (value && regexec(&pc->jp->regex, value, 0, NULL, 0) == 0))
             v = CS_REDACTED;

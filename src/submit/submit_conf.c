@@ -3,7 +3,8 @@
  * Precedence as spark-submit: explicit options (--master, --executor-memory, ...) > --conf >
  * --properties-file, or, when no properties file is given, $SPARK_CONF_DIR/spark-defaults.conf
  * (Spark 4 loads both only with --load-spark-defaults) > the environment (MASTER, DEPLOY_MODE,
- * SPARK_DRIVER_MEMORY, SPARK_EXECUTOR_MEMORY, SPARK_EXECUTOR_CORES). Keys that start with
+ * SPARK_DRIVER_MEMORY, SPARK_EXECUTOR_MEMORY, SPARK_EXECUTOR_CORES, and a credential's variable,
+ * SPARK_CONNECT_AUTHENTICATE_TOKEN: conf_entries.c's secret_env). Keys that start with
  * neither "spark." nor "cspark." are dropped with a warning, as Spark does. Then defaults (master
  * local[*], deploy mode client, app name from the file name) and early validation of every typed
  * key cspark reads, so a malformed value is reported with its key before anything starts. Called by
@@ -151,6 +152,15 @@ int cs_submit_build_conf(const submit_args *a, const char *conf_dir, cs_conf **o
     for (size_t i = 0; i < sizeof env_fallbacks / sizeof env_fallbacks[0]; i++) {
         const char *v = getenv(env_fallbacks[i].env);
         if (v && *v) cs_conf_set_if_missing(c, env_fallbacks[i].key, v);
+    }
+    /* credentials a pod is given through its environment (conf_entries.c: the driver pod reads
+     * them from a Kubernetes Secret, never from its ConfigMap), as Spark 4 reads
+     * SPARK_CONNECT_AUTHENTICATE_TOKEN */
+    int nentries;
+    const cs_conf_entry *entries = cs_conf_entries(&nentries);
+    for (int i = 0; i < nentries; i++) {
+        const char *v = entries[i].secret_env ? getenv(entries[i].secret_env) : NULL;
+        if (v && *v) cs_conf_set_if_missing(c, entries[i].key, v);
     }
     /* shown by --verbose and passed on to the driver as set */
     cs_conf_set_if_missing(c, "spark.master", cs_conf_entry_string(c, "spark.master"));

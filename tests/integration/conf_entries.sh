@@ -23,7 +23,7 @@ src = pathlib.Path(sys.argv[1])
 table = (src / "common" / "conf_entries.c").read_text()
 declared = {}
 defaults = {}  # key -> where its defaults are
-for m in re.finditer(r'\b(BOOL|INT|PORT|SIZE|SIZE_POS|DUR_POS|DUR_NONNEG|DUR_OR_NEVER|DOUBLE|CHOICE|STRING)(_D)?\(\s*"([^"]+)"(?:\s*,\s*(CS_[A-Za-z]+))?', table):
+for m in re.finditer(r'\b(BOOL|INT|PORT|SIZE|SIZE_POS|DUR_POS|DUR_NONNEG|DUR_OR_NEVER|DOUBLE|CHOICE|STRING|SECRET)(_D)?\(\s*"([^"]+)"(?:\s*,\s*(CS_[A-Za-z]+))?', table):
     declared[m.group(3)] = (m.group(1), m.group(4))
     if m.group(2):
         defaults.setdefault(m.group(3), []).append("its entry in common/conf_entries.c")

@@ -1,5 +1,6 @@
 /* test_conf.c — unit tests for the cs_conf map and Spark's typed value parsers (conf.c):
- * sizes, durations, ints, bools, doubles, their exact error messages, defaults, redaction. */
+ * sizes, durations, ints, bools, doubles, their exact error messages, defaults, redaction (a
+ * credential of conf_entries.c whatever spark.redaction.regex says). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,6 +12,7 @@
 #include <cmocka.h>
 
 #include "common/conf.h"
+#include "common/conf_entries.h"
 
 static void test_map_basics(void **state)
 {
@@ -363,6 +365,22 @@ static void test_redaction_regex(void **state)
     cs_conf_free(c);
 }
 
+/* A credential of conf_entries.c (spark.connect.authenticate.token) is redacted whatever
+ * spark.redaction.regex says: the UI's environment page and the event log never show it. */
+static void test_secret_entries_always_redacted(void **state)
+{
+    assert_true(cs_conf_entry_is_secret("spark.connect.authenticate.token"));
+    assert_false(cs_conf_entry_is_secret("spark.master"));
+    assert_false(cs_conf_entry_is_secret("spark.no.such.key"));
+    assert_true(cs_conf_is_sensitive("spark.connect.authenticate.token"));
+    cs_conf *c = cs_conf_new();
+    cs_conf_set(c, "spark.redaction.regex", "(?i)apikey"); /* matches no "token" */
+    assert_string_equal(cs_conf_redact_with(c, "spark.connect.authenticate.token", "t0k3n"),
+                        CS_REDACTED);
+    assert_string_equal(cs_conf_redact_with(c, "spark.my.token", "x"), "x"); /* the user's rule */
+    cs_conf_free(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -379,6 +397,7 @@ int main(void)
         cmocka_unit_test(test_doubles),
         cmocka_unit_test(test_redaction),
         cmocka_unit_test(test_redaction_regex),
+        cmocka_unit_test(test_secret_entries_always_redacted),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -500,6 +500,7 @@ static void test_custom_redaction_regex(void **state)
     cs_conf *env = cs_conf_new();
     cs_conf_set(env, "spark.INTERNAL.thing", "v1");
     cs_conf_set(env, "spark.my.password", "v2"); /* not matched by the custom regex */
+    cs_conf_set(env, "spark.connect.authenticate.token", "t0k3n"); /* a credential: always */
     cs_event ev = {.kind = CS_EV_ENVIRONMENT_UPDATE, .conf = env};
     cs_listener_bus_post(bus, &ev);
     cs_conf_free(env);
@@ -508,6 +509,8 @@ static void test_custom_redaction_regex(void **state)
     json_t *e = json_array_get(l, 1);
     assert_string_equal(sget(e, "Spark Properties/spark.INTERNAL.thing"), "*********(redacted)");
     assert_string_equal(sget(e, "Spark Properties/spark.my.password"), "v2");
+    assert_string_equal(sget(e, "Spark Properties/spark.connect.authenticate.token"),
+                        "*********(redacted)");
     json_decref(l);
     cs_conf_free(c);
     remove_dir(dir);

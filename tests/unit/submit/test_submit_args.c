@@ -280,6 +280,27 @@ static void test_environment_fallbacks(void **state)
     unsetenv("DEPLOY_MODE");
 }
 
+/* A credential's variable (the driver pod's, from the Secret) fills its key when unset: the Connect
+ * token comes from SPARK_CONNECT_AUTHENTICATE_TOKEN, as Spark 4 reads it; --conf beats it. */
+static void test_credential_from_environment(void **state)
+{
+    setenv("SPARK_CONNECT_AUTHENTICATE_TOKEN", "from-env", 1);
+    submit_args a;
+    assert_int_equal(PARSE(&a, NULL, "a.so"), CS_OK);
+    cs_conf *c = NULL;
+    assert_int_equal(cs_submit_build_conf(&a, "/nonexistent", &c, NULL, NULL), CS_OK);
+    assert_string_equal(cs_conf_get(c, "spark.connect.authenticate.token"), "from-env");
+    cs_conf_free(c);
+    cs_submit_args_free(&a);
+    assert_int_equal(
+        PARSE(&a, NULL, "--conf", "spark.connect.authenticate.token=from-conf", "a.so"), CS_OK);
+    assert_int_equal(cs_submit_build_conf(&a, "/nonexistent", &c, NULL, NULL), CS_OK);
+    assert_string_equal(cs_conf_get(c, "spark.connect.authenticate.token"), "from-conf");
+    cs_conf_free(c);
+    cs_submit_args_free(&a);
+    unsetenv("SPARK_CONNECT_AUTHENTICATE_TOKEN");
+}
+
 static void expect_invalid(const char *key, const char *value, const char *msg)
 {
     cs_conf *c = cs_conf_new();
@@ -462,6 +483,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_missing_properties_file, setup_dir, teardown_dir),
         cmocka_unit_test(test_default_name_and_entry),
         cmocka_unit_test(test_environment_fallbacks),
+        cmocka_unit_test(test_credential_from_environment),
         cmocka_unit_test(test_validation),
         cmocka_unit_test(test_valid_and_supported),
         cmocka_unit_test(test_verbose_redacts),
