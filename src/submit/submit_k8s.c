@@ -384,7 +384,9 @@ static int submit_cluster(cs_conf *conf, const submit_args *a, const char *entry
     cs_k8s_add_driver_system_properties(conf, &app);
 
     /* every object is built (and validated) before anything is created */
-    if (auth && !(secret = cs_k8s_auth_secret(conf, &app, err))) goto out;
+    bool conf_secrets = cs_k8s_has_conf_secrets(conf); /* for the driver, not its ConfigMap */
+    if ((auth || conf_secrets) && !(secret = cs_k8s_auth_secret(conf, &app, err))) goto out;
+    if (conf_secrets) cs_k8s_add_conf_secrets(secret, conf);
     if (cs_k8s_driver_credentials_secret(conf, &app, &creds, err) < 0) goto out;
     if (!(cm = cs_k8s_driver_configmap(conf, &app, bytes, len, err))) goto out;
     if (!(pod = cs_k8s_driver_pod(conf, &app, err))) goto out;

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # k8s/connect_server.sh — cspark-connect-server on Kubernetes as deploy/connect-server.yaml runs it
 # (applied as a user would, with executorIdleTimeout and shuffleTracking.timeout cut to 20 s:
-# long enough for the client's queries, whose jobs follow each other within seconds; an executor
-# removed as a job starts can stall it, see docs/connect.md): a long-lived driver
+# long enough for the client's queries, whose jobs follow each other within seconds): a long-lived driver
 # in a pod (client mode inside it) behind the Service cspark-connect on port 15002, the bearer
-# token from the Secret cspark-connect-token, executors as pods with dynamic allocation. A
+# token from the Secret cspark-connect-token (SPARK_CONNECT_AUTHENTICATE_TOKEN: in no ConfigMap
+# or pod spec), executors as pods with dynamic allocation. A
 # PySpark client on
 # the host — outside the pods' network namespaces, through a local forward to the Service's
 # endpoint as `kubectl port-forward` gives (PySpark sends a token without TLS only to localhost;
@@ -52,6 +52,12 @@ grep -qx 'client: ok' "$T/q1.out" || fail "first query: \$(cat "$T/q1.out")"
 first=\$(made)
 [ "\$first" -ge 1 ] || fail "the first query made no executor pod"
 echo "ok first query (\$first executor pods made)"
+# the token reaches the server through its environment, from the Secret: in no ConfigMap (the
+# executors'), no pod spec and no command line
+for kind in configmaps pods; do
+    kubectl get \$kind -o json | grep -q "$TOKEN" && fail "the token is in the \$kind' specs"
+done
+echo "ok the token is in no ConfigMap and no pod spec"
 
 step "idle: the executor pods go"
 wait_until 120 "the executor pods to be removed while the server is idle" no_execs ||

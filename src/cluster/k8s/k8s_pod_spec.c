@@ -589,9 +589,12 @@ json_t *cs_k8s_driver_service(const cs_conf *conf, const k8s_app *app, cs_error 
 
 /* ---- config maps and secrets -------------------------------------------------------------- */
 
+/* Keys never written into a ConfigMap (its readers are the namespace's ConfigMap readers):
+ * credentials, which pods get from Secrets (cs_k8s_add_conf_secrets) or from the driver over the
+ * authenticated RPC. */
 static bool excluded_key(const char *k)
 {
-    return cs_str_starts_with(k, "spark.authenticate.secret") ||
+    return cs_conf_entry_is_secret(k) || cs_str_starts_with(k, "spark.authenticate.secret") ||
            !strcmp(k, "spark.kubernetes.authenticate.submission.oauthToken") ||
            !strcmp(k, "spark.kubernetes.authenticate.driver.oauthToken") ||
            !strcmp(k, "spark.kubernetes.authenticate.oauthToken");
@@ -783,4 +786,37 @@ json_t *cs_k8s_auth_secret(const cs_conf *conf, const k8s_app *app, cs_error *er
                           "Opaque", "data", K8S_AUTH_SECRET_KEY, b64);
     free(b64);
     return s;
+}
+
+bool cs_k8s_has_conf_secrets(const cs_conf *conf)
+{
+    int n;
+    const cs_conf_entry *e = cs_conf_entries(&n);
+    for (int i = 0; i < n; i++)
+        if (e[i].secret && e[i].secret_env && cs_conf_get(conf, e[i].key)) return true;
+    return false;
+}
+
+void cs_k8s_add_conf_secrets(json_t *secret, const cs_conf *conf)
+{
+    json_t *data = json_object_get(secret, "data");
+    int n;
+    const cs_conf_entry *e = cs_conf_entries(&n);
+    for (int i = 0; i < n; i++) {
+        const char *v = e[i].secret && e[i].secret_env ? cs_conf_get(conf, e[i].key) : NULL;
+        if (!v) continue;
+        char *b64 = cs_k8s_base64_new((const uint8_t *)v, strlen(v));
+        json_object_set_new(data, e[i].secret_env, json_string(b64));
+        free(b64);
+    }
+}
+
+void cs_k8s_env_conf_secrets(json_t *container, const cs_conf *conf, const k8s_app *app)
+{
+    int n;
+    const cs_conf_entry *e = cs_conf_entries(&n);
+    for (int i = 0; i < n; i++)
+        if (e[i].secret && e[i].secret_env && cs_conf_get(conf, e[i].key))
+            cs_k8s_env_secret_ref(container, e[i].secret_env, app->auth_secret_name,
+                                  e[i].secret_env);
 }

@@ -165,6 +165,16 @@ json_t *cs_k8s_executor_configmap(const cs_conf *conf, const k8s_app *app, const
  * into _SPARK_AUTH_SECRET when spark.authenticate=true. */
 json_t *cs_k8s_auth_secret(const cs_conf *conf, const k8s_app *app, cs_error *err);
 
+/* The credentials of the driver's conf (conf_entries.c entries marked secret, with an
+ * environment variable) never travel in its ConfigMap: in cluster mode the submit client adds
+ * each one set in conf to the auth Secret, under its variable's name
+ * (cs_k8s_add_conf_secrets, into a Secret made by cs_k8s_auth_secret), and the driver's container
+ * reads it into that variable through secretKeyRef (cs_k8s_env_conf_secrets), where cspark-submit
+ * in the pod takes it back (submit_conf.c). Executors get none of them this way. */
+bool cs_k8s_has_conf_secrets(const cs_conf *conf);
+void cs_k8s_add_conf_secrets(json_t *secret, const cs_conf *conf);
+void cs_k8s_env_conf_secrets(json_t *container, const cs_conf *conf, const k8s_app *app);
+
 /* The driver's API-server credentials, as Spark's DriverKubernetesCredentialsFeatureStep
  * (k8s_step_credentials.c): the files named by spark.kubernetes.authenticate.driver.
  * {caCertFile,clientCertFile,clientKeyFile,oauthTokenFile} (read on the submitting machine) and

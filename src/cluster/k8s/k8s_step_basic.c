@@ -429,5 +429,6 @@ int cs_k8s_step_basic(k8s_pod_ctx *ctx, cs_error *err)
     if ((rc = cs_conf_entry_bool(conf, "spark.authenticate", &auth, err))) return rc;
     if (auth)
         cs_k8s_env_secret_ref(c, "_SPARK_AUTH_SECRET", app->auth_secret_name, K8S_AUTH_SECRET_KEY);
+    if (ctx->driver) cs_k8s_env_conf_secrets(c, conf, app); /* credentials kept out of its map */
     return CS_OK;
 }

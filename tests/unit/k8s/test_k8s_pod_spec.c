@@ -1,7 +1,8 @@
 /* test_k8s_pod_spec.c — unit tests for the driver/executor pod builders and their feature steps
  * (k8s_pod_spec.c, cs_k8s_step_basic.c, k8s_step_storage.c): names, labels, image, ports, memory
  * formula, cpu, env, args, node selectors, volumes of every type, secrets, local dirs, conf map,
- * pod templates, the driver Service, ConfigMaps (size limit, secret exclusion), the auth Secret,
+ * pod templates, the driver Service, ConfigMaps (size limit, secret exclusion: the conf's
+ * credentials go to the auth Secret and the driver's environment), the auth Secret,
  * owner references and the app identity round trip through spark.properties. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -794,6 +795,47 @@ static void test_auth_secret(void **state)
     cs_conf_free(c);
 }
 
+/* A credential of the driver's conf (spark.connect.authenticate.token) is in neither ConfigMap
+ * nor any pod spec: the auth Secret holds it under SPARK_CONNECT_AUTHENTICATE_TOKEN, which the
+ * driver's container reads through secretKeyRef; executors get no such variable. */
+static void test_connect_token_kept_out_of_configmaps(void **state)
+{
+    cs_conf *c = base_conf();
+    assert_false(cs_k8s_has_conf_secrets(c));
+    cs_conf_set(c, "spark.connect.authenticate.token", "t0k3n-value");
+    assert_true(cs_k8s_has_conf_secrets(c));
+    k8s_app app;
+    app_init_ok(&app, c);
+    cs_error err = {0};
+    json_t *objs[4];
+    objs[0] = cs_k8s_driver_configmap(c, &app, NULL, 0, &err);
+    objs[1] = cs_k8s_executor_configmap(c, &app, NULL, 0, &err);
+    objs[2] = driver_ok(c, &app);
+    objs[3] = executor_ok(c, &app, 1, NULL);
+    for (int i = 0; i < 4; i++) {
+        assert_non_null(objs[i]);
+        char *dump = json_dumps(objs[i], 0);
+        assert_null(strstr(dump, "t0k3n-value"));
+        assert_null(strstr(dump, "spark.connect.authenticate.token"));
+        free(dump);
+    }
+    json_t *tok = env_of(objs[2], "SPARK_CONNECT_AUTHENTICATE_TOKEN");
+    assert_string_equal(jstr(tok, "valueFrom.secretKeyRef.name"), app.auth_secret_name);
+    assert_string_equal(jstr(tok, "valueFrom.secretKeyRef.key"),
+                        "SPARK_CONNECT_AUTHENTICATE_TOKEN");
+    assert_null(env_of(objs[3], "SPARK_CONNECT_AUTHENTICATE_TOKEN"));
+    for (int i = 0; i < 4; i++)
+        json_decref(objs[i]);
+    json_t *secret = cs_k8s_auth_secret(c, &app, &err);
+    cs_k8s_add_conf_secrets(secret, c);
+    assert_string_equal(json_string_value(json_object_get(json_object_get(secret, "data"),
+                                                          "SPARK_CONNECT_AUTHENTICATE_TOKEN")),
+                        "dDBrM24tdmFsdWU="); /* base64 of t0k3n-value */
+    json_decref(secret);
+    cs_k8s_app_free(&app);
+    cs_conf_free(c);
+}
+
 static void test_set_owner(void **state)
 {
     json_t *obj = json_pack("{s:{s:s}}", "metadata", "name", "x");
@@ -1024,6 +1066,7 @@ int main(void)
         cmocka_unit_test(test_configmap),
         cmocka_unit_test(test_configmap_shipped_files),
         cmocka_unit_test(test_auth_secret),
+        cmocka_unit_test(test_connect_token_kept_out_of_configmaps),
         cmocka_unit_test(test_set_owner),
         cmocka_unit_test(test_on_demand_claims),
         cmocka_unit_test(test_driver_on_demand_claims),
