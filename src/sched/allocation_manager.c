@@ -2,7 +2,9 @@
  * allocation_manager.c — see allocation_manager.h. The policy follows Spark's
  * ExecutorAllocationManager.updateAndSyncNumExecutorsTarget / addExecutors and
  * ExecutorMonitor.timedOutExecutors; the manager keeps the task counters and an executor table
- * indexed by id, all under one mutex, and runs one round every 100 ms on its thread.
+ * indexed by id, all under one mutex, and runs one round every 100 ms on its thread. The backend
+ * may refuse to kill an executor found idle (it was given a task meanwhile, Spark's
+ * killExecutors with force = false): that one is no longer marked removing and stays.
  */
 #define _GNU_SOURCE
 #include "sched/allocation_manager.h"
