@@ -218,6 +218,9 @@ static void on_message(void *arg, rpc_conn *c, const Cspark__Envelope *msg)
     case CSPARK__ENVELOPE__BODY_MIGRATE_SHUFFLE:
         cs_executor_on_migrate_shuffle(x, msg->migrate_shuffle);
         break;
+    case CSPARK__ENVELOPE__BODY_MIGRATE_RDD_BLOCKS:
+        cs_executor_on_migrate_rdd_blocks(x, msg->migrate_rdd_blocks);
+        break;
     case CSPARK__ENVELOPE__BODY_REMOVE_RDD: /* unpersist */
         if (x->bm) cs_block_manager_remove_rdd(x->bm, msg->remove_rdd->rdd_id);
         break;
@@ -585,6 +588,11 @@ static int executor_start(executor *x, cs_error *err)
     fo.name = name;
     x->fetcher = cs_block_fetcher_new(x->opt->executor_id, x->local_dir, &fo, x->conf, err);
     if (!x->fetcher) return err->code ? err->code : CS_EIO;
+    if (cs_fallback_storage_open(x->conf, x->opt->app_id, &x->fallback, err) < 0) return err->code;
+    if (x->fallback) { /* outputs a leaving executor copied there are read from there */
+        shuffle_block_source fs = cs_fallback_storage_source(x->fallback);
+        cs_block_fetcher_set_external(x->fetcher, CS_FALLBACK_EXECUTOR_ID, &fs);
+    }
     int64_t net_timeout = 120000;
     if (cs_conf_entry_duration_ms(x->conf, "spark.network.timeout", &net_timeout, err) < 0)
         return err->code;
@@ -753,10 +761,13 @@ int cs_executor_run(const executor_options *opt)
     join_workers(x, rc);
     pthread_mutex_lock(&x->lock);
     shuffle_migrator *mg = x->migrator; /* no new one once stopping */
+    rdd_migrator *rmg = x->rdd_migrator;
     x->migrator = NULL;
+    x->rdd_migrator = NULL;
     bool decommissioned = (x->decommissioning || x->decom_requested) && rc == 0;
     pthread_mutex_unlock(&x->lock);
     cs_shuffle_migrator_free(mg); /* a copy in progress is abandoned at its next block */
+    cs_rdd_migrator_free(rmg);    /* before the block manager it stores into */
     if (decommissioned)
         CS_INFO("executor", "executor=%s event=decommissioned", cs_log_value(opt->executor_id));
     while (x->queue_head) {
@@ -775,7 +786,8 @@ int cs_executor_run(const executor_options *opt)
     cs_block_server_stop(x->blocks);
     cs_broadcast_store_free(x->broadcasts); /* after the block server that serves its pieces */
     cs_block_fetcher_free(x->fetcher);
-    cs_block_manager_free(x->bm); /* after the workers and the block server are gone */
+    cs_fallback_storage_free(x->fallback); /* after the fetcher and migrator that use it */
+    cs_block_manager_free(x->bm);          /* after the workers and the block server are gone */
     cs_plan_cache_free(x->plans);
     if (x->local_dir) {
         cs_remove_local_dir(x->local_dir, "executor");

@@ -4,8 +4,10 @@
  * into DecommissionExecutor to the driver, the driver's DecommissionExecutor (no more tasks),
  * ExecutorDrained once nothing is queued or running, and MigrateShuffle from the driver: a
  * leaving peer's map outputs copied here on the migration thread (shuffle_migration.c) and
- * answered with ShuffleMigrated. Called by executor.c (its RPC loop, workers and signal
- * watcher); the executor is borrowed for each call (executor_internal.h).
+ * answered with ShuffleMigrated; MigrateRddBlocks: its cached partitions stored here on the rdd
+ * migration thread (rdd_migration.c) and answered with RddBlocksMigrated. Called by executor.c (its
+ * RPC loop, workers and signal watcher); the executor is borrowed for each call
+ * (executor_internal.h).
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -14,6 +16,7 @@
 
 #include "common/log.h"
 #include "exec/executor_internal.h"
+#include "plan/pb_helpers.h"
 #include "plan/task_codec.h"
 
 /* Once decommissioning and with nothing queued, running or being reported: ExecutorDrained,
@@ -93,6 +96,7 @@ static void on_migration_done(void *arg, const shuffle_migration *m)
     sm.migrated = ok;
     sm.failed = failed;
     sm.error = (char *)m->error;
+    sm.fallback = m->fallback != NULL;
     Cspark__Envelope env = CSPARK__ENVELOPE__INIT;
     env.body_case = CSPARK__ENVELOPE__BODY_SHUFFLE_MIGRATED;
     env.shuffle_migrated = &sm;
@@ -126,8 +130,19 @@ void cs_executor_on_migrate_shuffle(executor *x, const Cspark__MigrateShuffle *m
                 cs_log_value(x->opt->executor_id), it->st.shuffle_id, it->st.map_id,
                 cs_log_value(it->st.executor_id), cs_log_quote(err.msg));
     }
-    CS_INFO("executor", "executor=%s event=shuffle_migration_requested outputs=%d",
-            cs_log_value(x->opt->executor_id), m->num_items);
+    CS_INFO("executor", "executor=%s event=shuffle_migration_requested outputs=%d%s",
+            cs_log_value(x->opt->executor_id), m->num_items,
+            ms->to_fallback ? " to=fallback_storage" : "");
+    if (ms->to_fallback) {
+        m->fallback = x->fallback;
+        if (!x->fallback) /* the driver has a path, this executor not: cannot happen by conf */
+            for (int i = 0; i < m->num_items; i++)
+                if (m->items[i].rc == 0) {
+                    m->items[i].rc = CS_EINVAL;
+                    snprintf(m->error, sizeof m->error, "executor %s has no fallback storage",
+                             x->opt->executor_id);
+                }
+    }
     cs_error err;
     cs_error_clear(&err);
     pthread_mutex_lock(&x->lock);
@@ -152,4 +167,88 @@ void cs_executor_on_migrate_shuffle(executor *x, const Cspark__MigrateShuffle *m
             cs_log_value(x->opt->executor_id), m->num_items, cs_log_quote(m->error));
     on_migration_done(x, m);
     cs_shuffle_migration_free(m);
+}
+
+/* Migration thread: one MigrateRddBlocks done. */
+static void on_rdd_migration_done(void *arg, const rdd_migration *m)
+{
+    executor *x = arg;
+    Cspark__BlockStatus *ok = cs_xcalloc((size_t)m->num_items + 1, sizeof *ok);
+    Cspark__BlockStatus **okp = cs_xcalloc((size_t)m->num_items + 1, sizeof *okp);
+    Cspark__CachedBlock *bad = cs_xcalloc((size_t)m->num_items + 1, sizeof *bad);
+    Cspark__CachedBlock **badp = cs_xcalloc((size_t)m->num_items + 1, sizeof *badp);
+    Cspark__RddBlocksMigrated rm = CSPARK__RDD_BLOCKS_MIGRATED__INIT;
+    for (int i = 0; i < m->num_items; i++) {
+        const rdd_migration_item *it = &m->items[i];
+        if (it->rc == 0) {
+            Cspark__BlockStatus *b = &ok[rm.n_migrated];
+            cspark__block_status__init(b);
+            b->rdd_id = it->st.rdd_id;
+            b->partition = it->st.partition;
+            b->storage_level = it->st.level;
+            b->memory_size = it->st.memory_size;
+            b->disk_size = it->st.disk_size;
+            okp[rm.n_migrated++] = b;
+        } else {
+            Cspark__CachedBlock *b = &bad[rm.n_failed];
+            cspark__cached_block__init(b);
+            b->rdd_id = it->loc.rdd_id;
+            b->partition = it->loc.partition;
+            b->executor_id = (char *)it->loc.executor_id;
+            badp[rm.n_failed++] = b;
+        }
+    }
+    rm.source_executor_id = (char *)m->source;
+    rm.migrated = okp;
+    rm.failed = badp;
+    rm.error = (char *)m->error;
+    Cspark__Envelope env = CSPARK__ENVELOPE__INIT;
+    env.body_case = CSPARK__ENVELOPE__BODY_RDD_BLOCKS_MIGRATED;
+    env.rdd_blocks_migrated = &rm;
+    cs_rpc_send(x->driver, &env);
+    free(ok);
+    free(okp);
+    free(bad);
+    free(badp);
+}
+
+void cs_executor_on_migrate_rdd_blocks(executor *x, const Cspark__MigrateRddBlocks *mr)
+{
+    rdd_migration *m = cs_rdd_migration_new((int)mr->n_blocks);
+    for (size_t i = 0; i < mr->n_blocks; i++) {
+        const Cspark__CachedBlock *cb = mr->blocks[i];
+        rdd_migration_item *it = &m->items[i];
+        it->loc.rdd_id = cb->rdd_id;
+        it->loc.partition = cb->partition;
+        snprintf(it->loc.executor_id, sizeof it->loc.executor_id, "%s", cs_pb_str(cb->executor_id));
+        snprintf(it->loc.host, sizeof it->loc.host, "%s", cs_pb_str(cb->host));
+        it->loc.port = cb->port;
+        it->level = i < mr->n_storage_levels ? mr->storage_levels[i] : 0;
+    }
+    if (m->num_items > 0) snprintf(m->source, sizeof m->source, "%s", m->items[0].loc.executor_id);
+    CS_INFO("executor", "executor=%s event=rdd_block_migration_requested blocks=%d from=%s",
+            cs_log_value(x->opt->executor_id), m->num_items, cs_log_value(m->source));
+    cs_error err;
+    cs_error_clear(&err);
+    pthread_mutex_lock(&x->lock);
+    if (!x->rdd_migrator && !x->stopping && x->bm && x->fetcher)
+        x->rdd_migrator = cs_rdd_migrator_new(x->fetcher, x->bm, x->opt->executor_id,
+                                              on_rdd_migration_done, x, &err);
+    if (x->rdd_migrator) {
+        cs_rdd_migrator_submit(x->rdd_migrator, m);
+        m = NULL;
+    }
+    bool stopping = x->stopping;
+    pthread_mutex_unlock(&x->lock);
+    if (!m) return;
+    /* not copied at all: the executor is stopping, or the thread could not start */
+    if (stopping || !err.code)
+        cs_error_set(&err, CS_ECANCELLED, "executor %s is stopping", x->opt->executor_id);
+    for (int i = 0; i < m->num_items; i++)
+        m->items[i].rc = err.code;
+    snprintf(m->error, sizeof m->error, "%s", err.msg);
+    CS_WARN("executor", "executor=%s event=rdd_block_migration_failed blocks=%d error=%s",
+            cs_log_value(x->opt->executor_id), m->num_items, cs_log_quote(m->error));
+    on_rdd_migration_done(x, m);
+    cs_rdd_migration_free(m);
 }

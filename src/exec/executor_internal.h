@@ -23,7 +23,9 @@
 #include "exec/decom_signals.h"
 #include "exec/executor.h"
 #include "exec/executor_resources.h"
+#include "exec/fallback_storage.h"
 #include "exec/plan_cache.h"
+#include "exec/rdd_migration.h"
 #include "exec/shuffle_migration.h"
 #include "exec/task.h"
 #include "rpc/endpoint.h"
@@ -80,6 +82,8 @@ typedef struct executor {
     /* totals of the tasks finished so far, for the heartbeat's executor metrics (under lock) */
     int64_t tasks_completed, tasks_failed, shuffle_read, shuffle_written, mem_spilled, disk_spilled;
     shuffle_migrator *migrator;      /* started on the first MigrateShuffle */
+    rdd_migrator *rdd_migrator;      /* started on the first MigrateRddBlocks */
+    cs_fallback_storage *fallback;   /* spark.storage.decommission.fallbackStorage.path, or NULL */
     cs_executor_resources resources; /* custom resources found at start (GPUs, ...) */
 } executor;
 
@@ -94,5 +98,8 @@ void cs_executor_on_decommission(executor *x, const Cspark__DecommissionExecutor
 /* Loop thread: MigrateShuffle — copy these outputs of a leaving executor (on the migration
  * thread), answered with ShuffleMigrated. */
 void cs_executor_on_migrate_shuffle(executor *x, const Cspark__MigrateShuffle *ms);
+/* Loop thread: MigrateRddBlocks — copy these cached partitions of a leaving executor into this
+ * one's block manager (on the rdd migration thread), answered with RddBlocksMigrated. */
+void cs_executor_on_migrate_rdd_blocks(executor *x, const Cspark__MigrateRddBlocks *mr);
 
 #endif /* CSPARK_EXEC_EXECUTOR_INTERNAL_H */
