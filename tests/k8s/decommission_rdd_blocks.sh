@@ -21,6 +21,8 @@ timeout 150 "$BUILD/bin/cspark-submit" --master "k8s://\$SERVER" --deploy-mode c
 sub=\$!
 wait_until 120 "the first count" grep -q '^first ' "$T/out" || { tail -20 "$T/err" >&2; fail "the first count did not finish"; }
 grep -qx 'first computations=8' "$T/out" || fail "first count: \$(cat "$T/out")"
+wait_until 60 "executor 2 to register" grep -q 'event=executor_registered executor=2' "$T/err" ||
+    fail "executor 2 never registered: nothing could take executor 1's blocks"
 step "delete executor 1's pod"
 pod=\$(kubectl get pods -l spark-role=executor,spark-exec-id=1 -o name)
 [ -n "\$pod" ] || fail "no pod for executor 1"

@@ -15,6 +15,8 @@ trap '[ -n "$DECOM_PID" ] && kill $DECOM_PID 2>/dev/null; _lib_cleanup' EXIT
 decom_run() {
     local name=$1 exec=$2 gate=$3
     shift 3
+    : >"$T/$name.out"
+    : >"$T/$name.err" # before the loop below reads them: the submit may not have opened them yet
     timeout 240 "$SUBMIT" "$@" >"$T/$name.out" 2>"$T/$name.err" &
     DECOM_PID=$!
     local _
