@@ -5,7 +5,9 @@
 #  - with spark.decommission.enabled and spark.storage.decommission.enabled (rddBlocks.enabled
 #    at its default, true), executor 1 hands its cached partitions to executor 2 before it exits
 #    0: the second count computes nothing (the accumulator counting computations stays at 8), no
-#    cached block is reported lost, and the event log's last stage sees all 8 partitions cached;
+#    cached block is reported lost, the event log's last stage sees all 8 partitions cached and
+#    its block updates (the Storage view's source) show each moved block on executor 2 and gone
+#    from executor 1;
 #  - with spark.storage.decommission.rddBlocks.enabled=false the same partitions are recomputed.
 . "$(dirname "$0")/../lib/prelude.sh"
 lib_init "$@"
@@ -21,8 +23,8 @@ run() {
     mkdir -p "$T/ev-$name"
     decom_run "$name" 1 "$T/gate-$name" --master 'local-cluster[2,1,512]' \
         --conf spark.decommission.enabled=true --conf spark.storage.decommission.enabled=true \
-        --conf spark.eventLog.enabled=true --conf spark.eventLog.dir="$T/ev-$name" "$@" \
-        --class decommission_cached "$JOBS" 8 "$T/gate-$name"
+        --conf spark.eventLog.enabled=true --conf spark.eventLog.dir="$T/ev-$name" \
+        --conf spark.eventLog.logBlockUpdates.enabled=true "$@" --class decommission_cached "$JOBS" 8 "$T/gate-$name"
     grep -qx 'first computations=8' "$T/$name.out" || fail "$name: first count: $(head -1 "$T/$name.out")"
     held=$(grep -o 'event=executor_drained executor=1 map_outputs=0 rdd_blocks=[0-9]*' "$T/$name.err" |
         sed 's/.*rdd_blocks=//')
@@ -37,13 +39,23 @@ moved=$(grep -c 'event=rdd_block_moved block=rdd_[0-9]*_[0-9]* from=1 to=2' "$T/
 [ "$moved" -eq "$held" ] || fail "on: $moved of the $held cached partitions of executor 1 moved"
 grep -q 'event=cached_blocks_lost executor=1' "$T/on.err" && fail "on: cached blocks were lost with executor 1"
 cat_event_log "$T"/ev-on/* >"$T/ev-on.json" || fail "on: cannot read the event log"
-$PY - "$T/ev-on.json" <<'PY' || fail "on: the event log does not show the cached RDD whole after the decommission"
+grep -o 'event=rdd_block_moved block=rdd_[0-9]*_[0-9]*' "$T/on.err" | sed 's/.*block=//' >"$T/moved"
+$PY - "$T/ev-on.json" "$T/moved" <<'PY' || fail "on: the event log does not show the cached RDD whole after the decommission"
 import json, sys
 evs = [json.loads(l) for l in open(sys.argv[1])]
+moved = set(open(sys.argv[2]).read().split())
 done = [e for e in evs if e["Event"] == "SparkListenerStageCompleted"]
 infos = [r for r in done[-1]["Stage Info"]["RDD Info"] if r["Storage Level"]["Use Memory"]]
-sys.exit(0 if infos and infos[0]["Number of Cached Partitions"] == 8 else
-         "last stage's cached RDD info: %r" % infos)
+if not infos or infos[0]["Number of Cached Partitions"] != 8:
+    sys.exit("last stage's cached RDD info: %r" % infos)
+# the Storage view's source: each moved block updated as held by executor 2, gone from executor 1
+upd = [e["Block Updated Info"] for e in evs if e["Event"] == "SparkListenerBlockUpdated"]
+held = {u["Block ID"] for u in upd if u["Block Manager ID"]["Executor ID"] == "2"
+        and u["Storage Level"]["Use Memory"]}
+gone = {u["Block ID"] for u in upd if u["Block Manager ID"]["Executor ID"] == "1"
+        and not u["Storage Level"]["Use Memory"] and not u["Storage Level"]["Use Disk"]}
+if not moved <= held or not moved <= gone:
+    sys.exit("block updates: moved %s, held by 2 %s, gone from 1 %s" % (sorted(moved), sorted(held), sorted(gone)))
 PY
 
 run off --conf spark.storage.decommission.rddBlocks.enabled=false
