@@ -130,12 +130,13 @@ void cs_coarse_on_drained(coarse_backend *b, rpc_conn *c)
         migrate_outputs(d);
 }
 
-/* One MigrateShuffle to peer p with every batches-th output from k on. Lock held. */
+/* One MigrateShuffle to p with every batches-th output from k on: p is a peer, or (to_fallback)
+ * the leaving executor itself, which copies them to the fallback storage. Lock held. */
 static void send_outputs(exec_info *p, const cs_map_status *outs, int nouts, int k, int batches,
-                         const char *from)
+                         const char *from, bool to_fallback)
 {
     Cspark__MigrateShuffle ms = CSPARK__MIGRATE_SHUFFLE__INIT;
-    ms.to_fallback = strcmp(p->id, from) == 0; /* the leaving executor itself: no peer */
+    ms.to_fallback = to_fallback;
     Cspark__MapStatus *pbs = cs_xcalloc((size_t)nouts, sizeof *pbs);
     Cspark__MapStatus **ptrs = cs_xcalloc((size_t)nouts, sizeof *ptrs);
     for (int m = k; m < nouts; m += batches) {
@@ -223,7 +224,7 @@ static void migrate_outputs(void *arg)
     if (e && e->alive && (nouts > 0 || nblocks > 0) && npeers > 0) {
         int batches = npeers < nouts ? npeers : nouts;
         for (int k = 0; k < batches; k++) {
-            send_outputs(&b->execs[peers[k]], outs, nouts, k, batches, id);
+            send_outputs(&b->execs[peers[k]], outs, nouts, k, batches, id, false);
             e->migrations++;
         }
         batches = npeers < nblocks ? npeers : nblocks;
@@ -234,7 +235,7 @@ static void migrate_outputs(void *arg)
     } else if (e && e->alive && e->conn && nouts > 0 && b->fallback_storage) {
         /* no live executor: the leaving one copies its own outputs to the fallback storage (its
          * cached partitions are recomputed when needed, as Spark's) */
-        send_outputs(e, outs, nouts, 0, 1, id);
+        send_outputs(e, outs, nouts, 0, 1, id, true);
         e->migrations++;
     } else if (e && e->alive) {
         if (nouts > 0 || nblocks > 0)
