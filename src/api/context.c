@@ -28,6 +28,7 @@
 #include "common/log.h"
 #include "common/resource_conf.h"
 #include "common/shutdown.h"
+#include "exec/fallback_storage.h"
 #include "fs/fs.h"
 #include "fs/shipped_files.h"
 #include "sched/allocation_manager.h"
@@ -268,6 +269,9 @@ cspark_context *cs_context_new(const cs_conf *conf, const char *app_file, cs_err
     if (read_settings(sc, err) < 0 || make_local_dir(sc, err) < 0 ||
         cs_context_shared_vars_init(sc, err) < 0)
         goto fail;
+    cs_fallback_storage *fallback = NULL; /* a bad path is refused before any executor starts */
+    if (cs_fallback_storage_open(sc->conf, sc->app_id, &fallback, err) < 0) goto fail;
+    cs_fallback_storage_free(fallback);
 
     /* the UI first: a port it cannot bind leaves no event log behind */
     if (start_ui(sc, err) < 0) goto fail;
@@ -327,6 +331,10 @@ void cs_context_stop(cspark_context *sc, bool succeeded)
     cs_ui_live_stop(sc->ui); /* no kill request reaches the scheduler from now on */
     cs_scheduler_free(sc->sched);
     cs_context_shared_vars_free(sc); /* no backend serves or reads them any more */
+    cs_error cerr = {0}; /* the executors are gone: nothing reads the fallback storage any more */
+    if (sc->conf && cs_fallback_storage_clean_up(sc->conf, sc->app_id, &cerr) < 0)
+        CS_WARN("context", "app=%s event=fallback_storage_not_cleaned error=%s",
+                cs_log_value(sc->app_id), cs_log_quote(cerr.msg));
     if (sc->bus) cs_listener_bus_free(sc->bus);
     cs_ui_live_free(sc->ui); /* the bus no longer delivers to its store */
     if (sc->local_dir) {

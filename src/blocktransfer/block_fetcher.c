@@ -313,12 +313,27 @@ static int fetch_once(int64_t timeout_ms, rpc_conn *c, Cspark__BlockId *id, uint
     return rc;
 }
 
+void cs_block_fetcher_set_external(block_fetcher *f, const char *executor_id,
+                                   const shuffle_block_source *src)
+{
+    free(f->external_id);
+    f->external_id = cs_xstrdup(executor_id);
+    f->external = *src;
+}
+
+bool cs_block_fetcher_is_external(const block_fetcher *f, const cs_map_status *st)
+{
+    return f->external_id && strcmp(st->executor_id, f->external_id) == 0;
+}
+
 int cs_block_fetcher_fetch(void *arg, const cs_map_status *st, int reduce_id, uint8_t **out,
                            size_t *len, cs_error *err)
 {
     block_fetcher *f = arg;
     *out = NULL;
     *len = 0;
+    if (cs_block_fetcher_is_external(f, st))
+        return f->external.fetch(f->external.arg, st, reduce_id, out, len, err);
     if (f->local_dir && f->local_id && strcmp(st->executor_id, f->local_id) == 0) {
         shuffle_block_source local = cs_shuffle_local_source(f->local_dir);
         return local.fetch(local.arg, st, reduce_id, out, len, err);
@@ -488,6 +503,7 @@ shuffle_block_source cs_block_fetcher_source(block_fetcher *f)
 void cs_block_fetcher_free(block_fetcher *f)
 {
     if (!f) return;
+    free(f->external_id);
     peer *p = f->peers;
     while (p) {
         peer *n = p->next;

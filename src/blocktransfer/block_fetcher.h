@@ -37,6 +37,11 @@ shuffle_block_source cs_block_fetcher_source(block_fetcher *f);
  * one round trip instead of maxRetries x retryWait. Repeats are ignored. */
 void cs_block_fetcher_executor_lost(block_fetcher *f, const char *executor_id, const char *reason);
 void cs_block_fetcher_free(block_fetcher *f);
+/* Blocks of map outputs registered at executor_id (the fallback storage's placeholder) are read
+ * through src->fetch instead of the network, whole and never prefetched. src is copied (its arg
+ * borrowed until cs_block_fetcher_free); executor_id is copied. Call before any fetch. */
+void cs_block_fetcher_set_external(block_fetcher *f, const char *executor_id,
+                                   const shuffle_block_source *src);
 /* A cached partition (rdd_<rdd_id>_<partition>) from the block server of the executor holding
  * it, as a recio stream (malloc'd in *out). One attempt, no retries: a task that cannot fetch a
  * block computes the partition from its lineage instead. CS_EIO naming the block and peer. */

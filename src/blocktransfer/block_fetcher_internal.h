@@ -32,6 +32,8 @@ struct block_fetcher {
     pthread_cond_t lost_cv; /* signalled when an executor is declared lost */
     peer *peers;
     lost_exec *lost;
+    char *external_id;             /* NULL, or the executor id whose blocks external serves */
+    shuffle_block_source external; /* cs_block_fetcher_set_external */
 };
 
 /* 1 and *why filled when the driver declared executor_id lost, else 0. Takes mu. */
@@ -39,6 +41,8 @@ int cs_block_fetcher_lost_reason(block_fetcher *f, const char *executor_id, char
 /* The cached connection to host:port (connecting when needed), referenced; NULL + err. */
 rpc_conn *cs_block_fetcher_conn(block_fetcher *f, const char *host, int port, const char *exec_id,
                                 cs_error *err);
+/* True when st's blocks are served by the external source (never over the network). */
+bool cs_block_fetcher_is_external(const block_fetcher *f, const cs_map_status *st);
 /* The fetcher's shuffle_block_source.fetch: one whole block, with Spark's retries. */
 int cs_block_fetcher_fetch(void *arg, const cs_map_status *st, int reduce_id, uint8_t **out,
                            size_t *len, cs_error *err);

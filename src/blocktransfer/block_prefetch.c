@@ -59,7 +59,8 @@ typedef struct pf_req {
 
 static int is_remote(const block_fetcher *f, const cs_map_status *st)
 {
-    return !(f->local_dir && f->local_id && strcmp(st->executor_id, f->local_id) == 0);
+    return !(f->local_dir && f->local_id && strcmp(st->executor_id, f->local_id) == 0) &&
+           !cs_block_fetcher_is_external(f, st);
 }
 
 static void free_parts(pf_block *b)
@@ -359,7 +360,7 @@ static int pf_open_range(void *arg, const cs_map_status *st, int reduce_id, int 
                          uint64_t *len, cs_error *err)
 {
     block_prefetch *p = arg;
-    if (is_remote(p->f, st)) return CS_EUNSUPPORTED;
+    if (is_remote(p->f, st) || cs_block_fetcher_is_external(p->f, st)) return CS_EUNSUPPORTED;
     /* remote blocks are requested before the local one is read, so they travel meanwhile */
     pf_issue(p);
     shuffle_block_source local = cs_shuffle_local_source(p->f->local_dir);

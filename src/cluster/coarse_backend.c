@@ -466,6 +466,9 @@ static void on_message(void *arg, rpc_conn *c, const Cspark__Envelope *msg)
     case CSPARK__ENVELOPE__BODY_SHUFFLE_MIGRATED:
         cs_coarse_on_migrated(b, c, msg->shuffle_migrated);
         break;
+    case CSPARK__ENVELOPE__BODY_RDD_BLOCKS_MIGRATED:
+        cs_coarse_on_rdd_migrated(b, c, msg->rdd_blocks_migrated);
+        break;
     case CSPARK__ENVELOPE__BODY_BROADCAST_FETCH:
         cs_coarse_on_broadcast_fetch(b, c, msg->request_id, msg->broadcast_fetch);
         break;
@@ -722,14 +725,20 @@ coarse_backend *cs_coarse_backend_new(const cluster_env *env, const coarse_optio
     b->opt.app_file = b->app_file;
     b->network_timeout_ms = timeout;
     b->max_result_size = max_result;
-    bool storage = false, blocks = true;
+    bool storage = false, blocks = true, rdds = true;
     if (cs_conf_entry_bool(env->conf, "spark.storage.decommission.enabled", &storage, err) < 0 ||
         cs_conf_entry_bool(env->conf, "spark.storage.decommission.shuffleBlocks.enabled", &blocks,
-                           err) < 0) {
+                           err) < 0 ||
+        cs_conf_entry_bool(env->conf, "spark.storage.decommission.rddBlocks.enabled", &rdds, err) <
+            0) {
         free(b);
         return NULL;
     }
     b->migrate_shuffles = storage && blocks;
+    b->migrate_rdd_blocks = storage && rdds;
+    const char *fallback =
+        cs_conf_entry_string(env->conf, "spark.storage.decommission.fallbackStorage.path");
+    b->fallback_storage = b->migrate_shuffles && fallback && *fallback;
     if (cs_resource_requests_read(env->conf, &b->res, err) < 0) {
         free(b);
         return NULL;

@@ -57,7 +57,7 @@ typedef struct exec_info {
     /* removal (dynamic allocation) and decommissioning: no new tasks once either is set */
     bool removing;           /* told to exit (StopExecutor) */
     bool decommissioning;    /* finishing its tasks, then its shuffle files move to peers */
-    int migrations;          /* MigrateShuffle batches not answered yet */
+    int migrations;          /* MigrateShuffle / MigrateRddBlocks batches not answered yet */
     bool stop_when_unread;   /* migrated: StopExecutor once no running stage reads from it */
     coarse_exec_stats stats; /* what the executor roller ranks it by (id unused) */
     exec_resource *res;      /* the resources tasks ask for, as this executor has them */
@@ -104,6 +104,8 @@ struct coarse_backend {
     int port;
     int64_t network_timeout_ms;
     bool migrate_shuffles;    /* spark.storage.decommission.enabled + shuffleBlocks.enabled */
+    bool migrate_rdd_blocks;  /* spark.storage.decommission.enabled + rddBlocks.enabled */
+    bool fallback_storage;    /* spark.storage.decommission.fallbackStorage.path is set */
     int64_t max_result_size;  /* spark.driver.maxResultSize (0: no limit): indirect results over
                                * it are not fetched */
     cs_resource_requests res; /* spark.task.cpus and the custom resources tasks ask for */
@@ -180,6 +182,8 @@ void cs_coarse_on_decommission(coarse_backend *b, rpc_conn *c,
                                const Cspark__DecommissionExecutor *d);
 void cs_coarse_on_drained(coarse_backend *b, rpc_conn *c);
 void cs_coarse_on_migrated(coarse_backend *b, rpc_conn *c, const Cspark__ShuffleMigrated *sm);
+/* A peer stored cached partitions of a decommissioning executor (RddBlocksMigrated). */
+void cs_coarse_on_rdd_migrated(coarse_backend *b, rpc_conn *c, const Cspark__RddBlocksMigrated *rm);
 /* StopExecutor to migrated executors no running stage reads from (housekeeper, lock held). */
 void cs_coarse_stop_unread(coarse_backend *b);
 

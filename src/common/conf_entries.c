@@ -211,6 +211,9 @@ static const cs_conf_entry entries[] = {
     BOOL_D("spark.decommission.enabled", "false"),
     BOOL_D("spark.storage.decommission.enabled", "false"),
     BOOL_D("spark.storage.decommission.shuffleBlocks.enabled", "true"),
+    BOOL_D("spark.storage.decommission.rddBlocks.enabled", "true"),
+    STRING("spark.storage.decommission.fallbackStorage.path"), /* exec/fallback_storage.c */
+    BOOL_D("spark.storage.decommission.fallbackStorage.cleanUp", "false"),
     /* storage (src/fs): Hadoop's keys through spark.hadoop.*, as Spark passes them; the s3a
      * options may also be set per bucket (spark.hadoop.fs.s3a.bucket.NAME.*), checked when the
      * bucket is first used */

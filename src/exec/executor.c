@@ -4,8 +4,8 @@
  * `cores` worker threads run tasks with cs_task_run and send StatusUpdate; the main thread
  * heartbeats every spark.executor.heartbeatInterval until it is told to stop or loses the driver;
  * a signal watcher (decom_signals.c) turns SIGTERM into a decommission request when
- * spark.decommission.enabled; a migration thread (shuffle_migration.c), started on the first
- * MigrateShuffle, copies a leaving peer's map outputs. Stage plans arrive once per stage attempt
+ * spark.decommission.enabled (executor_decommission.c handles that and the decommissioning
+ * messages: drained, block migration). Stage plans arrive once per stage attempt
  * and stay cached for its tasks (plan_cache.c); a task result whose status update would pass
  * spark.task.maxDirectResultSize (data and accumulator updates alike) is kept in the block server
  * and fetched by the driver (Spark's IndirectTaskResult). Told to stop (StopExecutor, or the
@@ -13,8 +13,7 @@
  * the stop, then exits without them (common/shutdown.h, docs/stopping.md).
  */
 #define _GNU_SOURCE
-#include "exec/executor.h"
-#include "exec/executor_resources.h"
+#include "exec/executor_internal.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -39,12 +38,6 @@
 #include "common/procstat.h"
 #include "common/shutdown.h"
 #include "common/sync.h"
-#include "blocktransfer/block_fetcher.h"
-#include "blocktransfer/block_server.h"
-#include "broadcast/broadcast_fetch.h"
-#include "exec/decom_signals.h"
-#include "exec/plan_cache.h"
-#include "exec/shuffle_migration.h"
 #include "exec/shuffle_recovery.h"
 #include "exec/task_context.h"
 #include "fs/fs.h"
@@ -52,65 +45,9 @@
 #include "plan/pb_helpers.h"
 #include "plan/stage_plan.h"
 #include "plan/task_codec.h"
-#include "rpc/endpoint.h"
-#include "storage/block_manager.h"
 
 /* How long an executor keeps trying to reach its driver at start-up. */
 #define EXECUTOR_CONNECT_WINDOW_MS 60000
-
-typedef struct exec_task {
-    struct exec_task *next;
-    cs_cached_plan *plan;
-    task_desc desc;
-    atomic_int cancelled;
-    task_result *live; /* while running: the result being filled (metrics read by heartbeats) */
-    int64_t start_ms;
-    cs_block_location *block_locs; /* desc.block_locs (malloc'd) */
-    cspark_resource *resources;    /* desc.resources (one malloc'd block) */
-} exec_task;
-
-typedef struct executor {
-    const executor_options *opt;
-    rpc_endpoint *ep;
-    rpc_conn *driver;
-    cs_conf *conf;
-    void *app;
-    char *app_file;
-    char *local_dir;
-    block_server *blocks;
-    int block_port;
-    block_fetcher *fetcher;
-    broadcast_store *broadcasts; /* values fetched for this executor's tasks */
-    broadcast_fetcher *bfetch;
-    block_manager *bm; /* cached partitions */
-    exec_env env;
-    int64_t max_direct_result;
-    int64_t max_status_update; /* what a StatusUpdate's result may take: maxSize less 64 KiB */
-    int64_t max_result_size;   /* spark.driver.maxResultSize: larger results are dropped */
-
-    pthread_mutex_t lock;
-    pthread_cond_t work_cond; /* workers wait for tasks */
-    pthread_cond_t main_cond; /* the main thread waits for stop / heartbeat time */
-    cs_plan_cache *plans;     /* stage plans (exec/plan_cache.h), under lock */
-    exec_task *queue_head, *queue_tail;
-    exec_task **running; /* one slot per worker */
-    bool stopping, driver_gone;
-    int64_t reaper_ms; /* spark.task.reaper.killTimeout at stop, -1: wait for tasks */
-    pthread_t *workers;
-    int nworkers;
-
-    /* decommissioning (see cspark.proto) */
-    decom_signals *signals;
-    int decom_signal;     /* spark.executor.decommission.signal, when enabled */
-    bool decom_requested; /* we sent DecommissionExecutor (a signal) */
-    bool decommissioning; /* the driver sent DecommissionExecutor: no more LaunchTask */
-    bool drained_sent;
-    int active; /* tasks queued, running, or being reported */
-    /* totals of the tasks finished so far, for the heartbeat's executor metrics (under lock) */
-    int64_t tasks_completed, tasks_failed, shuffle_read, shuffle_written, mem_spilled, disk_spilled;
-    shuffle_migrator *migrator;      /* started on the first MigrateShuffle */
-    cs_executor_resources resources; /* custom resources found at start (GPUs, ...) */
-} executor;
 
 /* ---- messages from the driver (loop thread) ------------------------------------------------ */
 
@@ -258,146 +195,6 @@ static void stop(executor *x, bool driver_gone)
     pthread_mutex_unlock(&x->lock);
 }
 
-/* ---- decommissioning ------------------------------------------------------------------- */
-
-/* Once decommissioning and with nothing queued, running or being reported: ExecutorDrained,
- * once. Called when the driver's DecommissionExecutor arrives and after each task's report. */
-static void check_drained(executor *x)
-{
-    pthread_mutex_lock(&x->lock);
-    bool send = x->decommissioning && !x->drained_sent && x->active == 0 && !x->stopping;
-    if (send) x->drained_sent = true;
-    pthread_mutex_unlock(&x->lock);
-    if (!send) return;
-    CS_INFO("executor", "executor=%s event=drained", cs_log_value(x->opt->executor_id));
-    Cspark__ExecutorDrained d = CSPARK__EXECUTOR_DRAINED__INIT;
-    d.executor_id = (char *)x->opt->executor_id;
-    Cspark__Envelope env = CSPARK__ENVELOPE__INIT;
-    env.body_case = CSPARK__ENVELOPE__BODY_EXECUTOR_DRAINED;
-    env.executor_drained = &d;
-    cs_rpc_send(x->driver, &env);
-}
-
-/* Signal watcher thread: SIGTERM (the pod is being deleted) or the decommission signal. */
-static void on_decom_signal(void *arg, int sig)
-{
-    executor *x = arg;
-    pthread_mutex_lock(&x->lock);
-    bool first = !x->decom_requested && !x->decommissioning && !x->stopping;
-    x->decom_requested = true;
-    pthread_mutex_unlock(&x->lock);
-    if (!first) {
-        CS_INFO("executor", "executor=%s event=signal_ignored signal=SIG%s reason=%s",
-                cs_log_value(x->opt->executor_id), cs_decom_signals_name(sig),
-                cs_log_quote("already decommissioning"));
-        return;
-    }
-    char reason[64];
-    snprintf(reason, sizeof reason, "received SIG%s", cs_decom_signals_name(sig));
-    CS_INFO("executor", "executor=%s event=decommissioning reason=%s",
-            cs_log_value(x->opt->executor_id), cs_log_quote(reason));
-    Cspark__DecommissionExecutor de = CSPARK__DECOMMISSION_EXECUTOR__INIT;
-    de.executor_id = (char *)x->opt->executor_id;
-    de.reason = reason;
-    Cspark__Envelope env = CSPARK__ENVELOPE__INIT;
-    env.body_case = CSPARK__ENVELOPE__BODY_DECOMMISSION_EXECUTOR;
-    env.decommission_executor = &de;
-    cs_rpc_send(x->driver, &env);
-}
-
-/* Loop thread: the driver's decision (dynamic allocation) or its echo of ours. */
-static void on_decommission(executor *x, const Cspark__DecommissionExecutor *de)
-{
-    pthread_mutex_lock(&x->lock);
-    bool first = !x->decommissioning, ours = x->decom_requested;
-    x->decommissioning = true;
-    pthread_mutex_unlock(&x->lock);
-    if (first && !ours)
-        CS_INFO("executor", "executor=%s event=decommissioning reason=%s by=driver",
-                cs_log_value(x->opt->executor_id), cs_log_quote(de->reason ? de->reason : ""));
-    check_drained(x);
-}
-
-/* Migration thread: one MigrateShuffle done. */
-static void on_migration_done(void *arg, const shuffle_migration *m)
-{
-    executor *x = arg;
-    Cspark__MapStatus *pbs = cs_xcalloc((size_t)m->num_items + 1, sizeof *pbs);
-    Cspark__MapStatus **ok = cs_xcalloc((size_t)m->num_items + 1, sizeof *ok);
-    Cspark__MapStatus **failed = cs_xcalloc((size_t)m->num_items + 1, sizeof *failed);
-    Cspark__ShuffleMigrated sm = CSPARK__SHUFFLE_MIGRATED__INIT;
-    for (int i = 0; i < m->num_items; i++) {
-        cs_map_status_encode(&m->items[i].st, &pbs[i], NULL); /* sizes: checked before the copy */
-        if (m->items[i].rc == 0)
-            ok[sm.n_migrated++] = &pbs[i];
-        else
-            failed[sm.n_failed++] = &pbs[i];
-    }
-    sm.executor_id = (char *)x->opt->executor_id;
-    sm.migrated = ok;
-    sm.failed = failed;
-    sm.error = (char *)m->error;
-    Cspark__Envelope env = CSPARK__ENVELOPE__INIT;
-    env.body_case = CSPARK__ENVELOPE__BODY_SHUFFLE_MIGRATED;
-    env.shuffle_migrated = &sm;
-    cs_rpc_send(x->driver, &env);
-    for (int i = 0; i < m->num_items; i++)
-        cs_map_status_pb_clear(&pbs[i]);
-    free(pbs);
-    free(ok);
-    free(failed);
-}
-
-/* Loop thread: copy these outputs of a leaving executor (on the migration thread). */
-static void on_migrate_shuffle(executor *x, const Cspark__MigrateShuffle *ms)
-{
-    shuffle_migration *m = cs_shuffle_migration_new((int)ms->n_outputs);
-    for (size_t i = 0; i < ms->n_outputs; i++) {
-        shuffle_migration_item *it = &m->items[i];
-        const Cspark__MapStatus *pb = ms->outputs[i];
-        cs_error err;
-        cs_error_clear(&err);
-        if (cs_map_status_decode(pb, &it->st, &err) == 0) continue;
-        /* unusable: reported failed, with the ids the driver sent */
-        it->rc = err.code ? err.code : CS_EPROTO;
-        it->st.shuffle_id = pb ? pb->shuffle_id : -1;
-        it->st.map_id = pb ? pb->map_id : -1;
-        snprintf(it->st.executor_id, sizeof it->st.executor_id, "%s",
-                 pb && pb->executor_id ? pb->executor_id : "");
-        if (!m->error[0]) snprintf(m->error, sizeof m->error, "%s", err.msg);
-        CS_WARN("executor",
-                "executor=%s event=shuffle_migration_failed shuffle=%d map=%d from=%s error=%s",
-                cs_log_value(x->opt->executor_id), it->st.shuffle_id, it->st.map_id,
-                cs_log_value(it->st.executor_id), cs_log_quote(err.msg));
-    }
-    CS_INFO("executor", "executor=%s event=shuffle_migration_requested outputs=%d",
-            cs_log_value(x->opt->executor_id), m->num_items);
-    cs_error err;
-    cs_error_clear(&err);
-    pthread_mutex_lock(&x->lock);
-    if (!x->migrator && !x->stopping) {
-        shuffle_block_source src = cs_block_fetcher_source(x->fetcher);
-        x->migrator = cs_shuffle_migrator_new(&src, x->local_dir, x->opt->executor_id,
-                                              on_migration_done, x, &err);
-    }
-    if (x->migrator) {
-        cs_shuffle_migrator_submit(x->migrator, m);
-        m = NULL;
-    }
-    bool stopping = x->stopping;
-    pthread_mutex_unlock(&x->lock);
-    if (!m) return;
-    /* not copied at all: the executor is stopping, or the thread could not start */
-    if (stopping) cs_error_set(&err, CS_ECANCELLED, "executor %s is stopping", x->opt->executor_id);
-    for (int i = 0; i < m->num_items; i++)
-        if (m->items[i].rc == 0) m->items[i].rc = err.code ? err.code : CS_EIO;
-    if (!m->error[0]) snprintf(m->error, sizeof m->error, "%s", err.msg);
-    CS_WARN("executor", "executor=%s event=shuffle_migration_failed outputs=%d error=%s",
-            cs_log_value(x->opt->executor_id), m->num_items, cs_log_quote(m->error));
-    on_migration_done(x, m);
-    cs_shuffle_migration_free(m);
-}
-
 static void on_message(void *arg, rpc_conn *c, const Cspark__Envelope *msg)
 {
     executor *x = arg;
@@ -416,10 +213,13 @@ static void on_message(void *arg, rpc_conn *c, const Cspark__Envelope *msg)
         stop(x, false);
         break;
     case CSPARK__ENVELOPE__BODY_DECOMMISSION_EXECUTOR:
-        on_decommission(x, msg->decommission_executor);
+        cs_executor_on_decommission(x, msg->decommission_executor);
         break;
     case CSPARK__ENVELOPE__BODY_MIGRATE_SHUFFLE:
-        on_migrate_shuffle(x, msg->migrate_shuffle);
+        cs_executor_on_migrate_shuffle(x, msg->migrate_shuffle);
+        break;
+    case CSPARK__ENVELOPE__BODY_MIGRATE_RDD_BLOCKS:
+        cs_executor_on_migrate_rdd_blocks(x, msg->migrate_rdd_blocks);
         break;
     case CSPARK__ENVELOPE__BODY_REMOVE_RDD: /* unpersist */
         if (x->bm) cs_block_manager_remove_rdd(x->bm, msg->remove_rdd->rdd_id);
@@ -566,7 +366,7 @@ static void *worker_main(void *arg)
         pthread_mutex_lock(&x->lock);
         x->active--; /* after the report: ExecutorDrained follows the last StatusUpdate */
         pthread_mutex_unlock(&x->lock);
-        check_drained(x);
+        cs_executor_check_drained(x);
     }
     cs_task_thread_fini();
     free(w);
@@ -788,6 +588,11 @@ static int executor_start(executor *x, cs_error *err)
     fo.name = name;
     x->fetcher = cs_block_fetcher_new(x->opt->executor_id, x->local_dir, &fo, x->conf, err);
     if (!x->fetcher) return err->code ? err->code : CS_EIO;
+    if (cs_fallback_storage_open(x->conf, x->opt->app_id, &x->fallback, err) < 0) return err->code;
+    if (x->fallback) { /* outputs a leaving executor copied there are read from there */
+        shuffle_block_source fs = cs_fallback_storage_source(x->fallback);
+        cs_block_fetcher_set_external(x->fetcher, CS_FALLBACK_EXECUTOR_ID, &fs);
+    }
     int64_t net_timeout = 120000;
     if (cs_conf_entry_duration_ms(x->conf, "spark.network.timeout", &net_timeout, err) < 0)
         return err->code;
@@ -911,7 +716,7 @@ int cs_executor_run(const executor_options *opt)
     executor *x = cs_xcalloc(1, sizeof *x);
     /* before any thread exists: termination signals go to the watcher only, which ends the
      * process by them as usual until decommissioning is armed */
-    x->signals = cs_decom_signals_start(on_decom_signal, x);
+    x->signals = cs_decom_signals_start(cs_executor_on_decom_signal, x);
     cs_task_install_crash_handlers(); /* a crash names its task and function before the process dies
                                        */
     char process[64];
@@ -956,10 +761,13 @@ int cs_executor_run(const executor_options *opt)
     join_workers(x, rc);
     pthread_mutex_lock(&x->lock);
     shuffle_migrator *mg = x->migrator; /* no new one once stopping */
+    rdd_migrator *rmg = x->rdd_migrator;
     x->migrator = NULL;
+    x->rdd_migrator = NULL;
     bool decommissioned = (x->decommissioning || x->decom_requested) && rc == 0;
     pthread_mutex_unlock(&x->lock);
     cs_shuffle_migrator_free(mg); /* a copy in progress is abandoned at its next block */
+    cs_rdd_migrator_free(rmg);    /* before the block manager it stores into */
     if (decommissioned)
         CS_INFO("executor", "executor=%s event=decommissioned", cs_log_value(opt->executor_id));
     while (x->queue_head) {
@@ -978,7 +786,8 @@ int cs_executor_run(const executor_options *opt)
     cs_block_server_stop(x->blocks);
     cs_broadcast_store_free(x->broadcasts); /* after the block server that serves its pieces */
     cs_block_fetcher_free(x->fetcher);
-    cs_block_manager_free(x->bm); /* after the workers and the block server are gone */
+    cs_fallback_storage_free(x->fallback); /* after the fetcher and migrator that use it */
+    cs_block_manager_free(x->bm);          /* after the workers and the block server are gone */
     cs_plan_cache_free(x->plans);
     if (x->local_dir) {
         cs_remove_local_dir(x->local_dir, "executor");

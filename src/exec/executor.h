@@ -9,7 +9,9 @@
  * SIGTERM or spark.executor.decommission.signal (PWR) sends DecommissionExecutor to the driver
  * instead of ending the process; after the driver's DecommissionExecutor it sends ExecutorDrained
  * once no task is queued or running, keeps serving its blocks, and exits 0 on StopExecutor.
- * MigrateShuffle makes it copy a leaving peer's map outputs (answered with ShuffleMigrated).
+ * MigrateShuffle makes it copy a leaving peer's map outputs (answered with ShuffleMigrated), or,
+ * marked to_fallback, its own to spark.storage.decommission.fallbackStorage.path; MigrateRddBlocks
+ * makes it store a leaving peer's cached partitions (answered with RddBlocksMigrated).
  * Without decommissioning every termination signal has the effect it had before cs_executor_run.
  *
  * Ownership: the options are borrowed for the duration of cs_executor_run.

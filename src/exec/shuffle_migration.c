@@ -4,7 +4,9 @@
  * (see shuffle_migration.h). Every block's checksum is verified before it is written. The files
  * it writes have exactly the layout shuffle_writer.c
  * commits (data file of concatenated reduce segments, index of prefix sums), so nothing
- * downstream can tell a migrated output from one computed here. Owned by the executor's
+ * downstream can tell a migrated output from one computed here. A migration with a fallback
+ * storage copies this executor's own outputs there instead (fallback_storage.c). Owned by the
+ * executor's
  * decommissioning code (src/exec/executor.c calls it).
  */
 #define _GNU_SOURCE
@@ -209,7 +211,9 @@ static void run_one(shuffle_migrator *mg, shuffle_migration *m)
         if (it->rc == 0) {
             cs_error err;
             cs_error_clear(&err);
-            it->rc = cs_shuffle_migrate_output(&mg->src, st, mg->local_dir, &mg->stopping, &err);
+            it->rc = m->fallback ? cs_fallback_storage_copy(m->fallback, mg->local_dir, st, &err)
+                                 : cs_shuffle_migrate_output(&mg->src, st, mg->local_dir,
+                                                             &mg->stopping, &err);
             if (it->rc < 0 && !m->error[0]) snprintf(m->error, sizeof m->error, "%s", err.msg);
             if (it->rc < 0) {
                 CS_WARN("executor",
@@ -221,9 +225,9 @@ static void run_one(shuffle_migrator *mg, shuffle_migration *m)
             }
             uint64_t bytes = cs_map_status_total_size(st); /* about: sizes are estimates */
             CS_INFO("executor",
-                    "executor=%s event=shuffle_migrated shuffle=%d map=%d from=%s bytes=%llu",
+                    "executor=%s event=shuffle_migrated shuffle=%d map=%d from=%s bytes=%llu%s",
                     mg->log_id, st->shuffle_id, st->map_id, cs_log_value(st->executor_id),
-                    (unsigned long long)bytes);
+                    (unsigned long long)bytes, m->fallback ? " to=fallback_storage" : "");
         }
     }
 }

@@ -19,6 +19,7 @@
 #include <stdatomic.h>
 
 #include "common/err.h"
+#include "exec/fallback_storage.h"
 #include "shuffle/shuffle.h"
 
 /* Copies the map output st describes (shuffle_id, map_id, num_reduces, sizes, location) into
@@ -45,6 +46,8 @@ typedef struct shuffle_migration {
     shuffle_migration_item *items;
     int num_items;
     char error[1024]; /* out (or in, with a preset failure): the first failure's reason, "" none */
+    const cs_fallback_storage *fallback; /* non-NULL: this executor's own outputs are copied
+                                          * there (borrowed until the migrator is freed) */
 } shuffle_migration;
 
 /* num_items zeroed items (rc = 0) and an empty error; never NULL. */

@@ -145,6 +145,28 @@ int cs_block_registry_executor_lost(block_registry *r, const char *executor_id)
     return dropped;
 }
 
+int cs_block_registry_blocks_of(block_registry *r, const char *executor_id, cs_block_status **out)
+{
+    int n = 0, cap = 0;
+    *out = NULL;
+    pthread_mutex_lock(&r->lock);
+    size_t pos = 0;
+    uint64_t v;
+    while (cs_hmap_next(&r->blocks, &pos, NULL, &v)) {
+        const block_entry *e = (const block_entry *)(uintptr_t)v;
+        for (int i = 0; i < e->n; i++) {
+            if (strcmp(e->holders[i].executor_id, executor_id) != 0) continue;
+            if (n == cap) {
+                cap = cap ? cap * 2 : 16;
+                *out = cs_xrealloc(*out, (size_t)cap * sizeof **out);
+            }
+            (*out)[n++] = e->holders[i].st;
+        }
+    }
+    pthread_mutex_unlock(&r->lock);
+    return n;
+}
+
 void cs_block_registry_remove_rdd(block_registry *r, int rdd_id)
 {
     pthread_mutex_lock(&r->lock);

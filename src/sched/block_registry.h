@@ -35,6 +35,9 @@ void cs_block_registry_task_done(block_registry *r, struct listener_bus *bus,
                                  const char *executor_id, const char *host, const task_result *res);
 /* Forgets every block of the executor (logging how many); returns how many. */
 int cs_block_registry_executor_lost(block_registry *r, const char *executor_id);
+/* The blocks executor_id holds, their statuses into *out (malloc'd, NULL when none); returns how
+ * many. */
+int cs_block_registry_blocks_of(block_registry *r, const char *executor_id, cs_block_status **out);
 /* Forgets every block of the RDD. */
 void cs_block_registry_remove_rdd(block_registry *r, int rdd_id);
 /* Up to max executors holding rdd_<rdd_id>_<partition>, into out[i] (64 bytes each); returns how

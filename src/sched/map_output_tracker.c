@@ -4,13 +4,15 @@
  * output moved to another executor, outputs a new executor recovered from a reused volume,
  * whether a running stage reads from an executor, every output with its shuffle's activity
  * (shuffle tracking), and a shuffle's partition sizes (adaptive execution's
- * MapOutputStatistics). The job thread registers and
+ * MapOutputStatistics); and, for decommissioning too, the cached partitions at an executor and
+ * one moved to another executor (the block registry). The job thread registers and
  * unregisters outputs in dag_scheduler.c; everything here holds outputs_lock.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/clock.h"
 #include "common/log.h"
 #include "sched/block_registry.h"
 #include "sched/dag_scheduler_internal.h"
@@ -203,4 +205,33 @@ void cs_scheduler_unpersist(scheduler *s, int rdd_id)
     /* the Storage view forgets it too (Spark's SparkListenerUnpersistRDD) */
     cs_event ev = {.kind = CS_EV_UNPERSIST_RDD, .rdd_id = rdd_id, .job_id = -1};
     cs_listener_bus_post(s->opt.bus, &ev);
+}
+
+int cs_scheduler_blocks_on(scheduler *s, const char *executor_id, cs_block_status **out)
+{
+    return cs_block_registry_blocks_of(s->blocks, executor_id, out);
+}
+
+void cs_scheduler_block_moved(scheduler *s, const cs_block_holder *from, const cs_block_holder *to,
+                              const cs_block_status *st)
+{
+    cs_block_registry_update(s->blocks, to->executor_id, st);
+    cs_block_status gone = *st;
+    gone.level = CSPARK_STORAGE_NONE;
+    gone.memory_size = gone.disk_size = 0;
+    cs_block_registry_update(s->blocks, from->executor_id, &gone);
+    CS_INFO("scheduler", "event=rdd_block_moved block=rdd_%d_%d from=%s to=%s", st->rdd_id,
+            st->partition, cs_log_value(from->executor_id), cs_log_value(to->executor_id));
+    const cs_block_holder *who[2] = {to, from};
+    const cs_block_status *what[2] = {st, &gone};
+    for (int i = 0; i < 2; i++) {
+        cs_event ev = {.kind = CS_EV_BLOCK_UPDATED,
+                       .time_ms = cs_now_ms(),
+                       .executor_id = who[i]->executor_id,
+                       .host = who[i]->host && *who[i]->host ? who[i]->host : "localhost",
+                       .block_port = who[i]->port,
+                       .updated_blocks = what[i],
+                       .num_updated_blocks = 1};
+        cs_listener_bus_post(s->opt.bus, &ev);
+    }
 }

@@ -173,6 +173,19 @@ int cs_scheduler_outputs_on(scheduler *s, const char *executor_id, cs_map_status
  * stages read it there. Ignored when the output is no longer registered at `from`. */
 void cs_scheduler_output_moved(scheduler *s, int shuffle_id, int map_id, const char *from,
                                const char *to, const char *host, int port);
+/* The cached partitions the block registry has at executor_id (statuses into *out, malloc'd,
+ * NULL when none): decommissioning copies them. Returns how many. */
+int cs_scheduler_blocks_on(scheduler *s, const char *executor_id, cs_block_status **out);
+/* Where a block is: an executor and its block server. */
+typedef struct cs_block_holder {
+    const char *executor_id, *host;
+    int port;
+} cs_block_holder;
+/* Cached partition st was copied from executor `from` to executor `to` and is stored there as st
+ * says: later tasks find it at `to`, no longer at `from`; the listeners (event log, Storage view)
+ * see it added at `to` and removed at `from`. */
+void cs_scheduler_block_moved(scheduler *s, const cs_block_holder *from, const cs_block_holder *to,
+                              const cs_block_status *st);
 /* Map outputs an executor found at start on a reused volume, written there by an executor of
  * this application that is gone (Spark's KubernetesLocalDiskShuffleDataIO recovery): each
  * becomes the registered output of its (shuffle, map) at the location it names, replacing one

@@ -21,6 +21,12 @@
  *                             times a partition was computed and the join's count. With
  *                             MARKER_DIR, the first computation fails once it is done (its task
  *                             retried), so a waiting task finds the block not stored
+ *   decommission_cached PARTS GATE
+ *                             a cached RDD of PARTS partitions whose computation is counted (an
+ *                             accumulator, 0.5 s each) is counted; prints "first computations=N";
+ *                             then waits (at most 120 s) for the file GATE — the script
+ *                             decommissions an executor meanwhile — and counts it again:
+ *                             "second computations=M count=C" (M = N: nothing was recomputed)
  *   bad_level                 cspark_persist with an unknown level
  *   level_change              persisting again at another level
  */
@@ -205,6 +211,35 @@ int cached_join(cspark_context *sc, int argc, char **argv)
     int64_t n = 0;
     if (cspark_count(joined, &n) < 0) return failed(sc, "count");
     printf("computations=%lld joined=%lld\n",
+           (long long)cspark_long_accumulator_value(sc, c.computations), (long long)n);
+    return 0;
+}
+
+int decommission_cached(cspark_context *sc, int argc, char **argv)
+{
+    if (argc != 3 || atoi(argv[1]) < 1) {
+        fprintf(stderr, "usage: decommission_cached PARTS GATE\n");
+        return 2;
+    }
+    cj_counted c = {.computations = cspark_long_accumulator(sc, "computations")};
+    cspark_rdd *base = cspark_cache(cspark_map_partitions(
+        cspark_range(sc, 0, 1000, 1, atoi(argv[1])), cj_count_computation, &c, sizeof c));
+    int64_t n = 0;
+    if (cspark_count(base, &n) < 0) return failed(sc, "count");
+    printf("first computations=%lld\n",
+           (long long)cspark_long_accumulator_value(sc, c.computations));
+    fflush(stdout);
+    struct timespec tick = {0, 100 * 1000 * 1000};
+    for (int i = 0; i < 1200; i++) {
+        FILE *gate = fopen(argv[2], "r");
+        if (gate) {
+            fclose(gate);
+            break;
+        }
+        nanosleep(&tick, NULL);
+    }
+    if (cspark_count(base, &n) < 0) return failed(sc, "second count");
+    printf("second computations=%lld count=%lld\n",
            (long long)cspark_long_accumulator_value(sc, c.computations), (long long)n);
     return 0;
 }

@@ -5,7 +5,10 @@
  * outputs held by a "leaving" executor (a block server over a directory written with
  * shuffle_writer) is answered with ShuffleMigrated naming the copied outputs with their source
  * and the one that could not be copied, the copies are byte-identical in the executor's local
- * dir, and StopExecutor ends cs_executor_run with 0.
+ * dir; a MigrateRddBlocks of a cached partition the leaving executor's block manager serves and
+ * one it does not hold is answered with RddBlocksMigrated (the stored block's status, the missing
+ * one failed) and the executor's block server then serves the same bytes; and StopExecutor ends
+ * cs_executor_run with 0.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -25,8 +28,11 @@
 #include "records/batch.h"
 #include "common/conf.h"
 #include "common/fsutil.h"
+#include "blocktransfer/block_fetcher.h"
 #include "blocktransfer/block_server.h"
 #include "exec/executor.h"
+#include "storage/block_manager.h"
+#include "storage/memory_store.h"
 #include "shuffle/memory.h"
 #include "shuffle/shuffle.h"
 
@@ -43,6 +49,10 @@ typedef struct fake_driver {
     int n_migrated, n_failed;
     char migrated_from[64];
     char error[512];
+    int block_port; /* the executor's block server */
+    int rdd_msgs, rdd_migrated, rdd_failed;
+    Cspark__BlockStatus rdd_status; /* the first migrated block's */
+    char rdd_source[64];
 } fake_driver;
 
 static void reply_config(fake_driver *d, rpc_conn *c, uint64_t id)
@@ -79,6 +89,7 @@ static void on_message(void *arg, rpc_conn *c, const Cspark__Envelope *msg)
         cs_rpc_conn_ref(c);
         pthread_mutex_lock(&d->lock);
         d->exec = c;
+        d->block_port = msg->register_executor->block_port;
         pthread_mutex_unlock(&d->lock);
         cs_rpc_reply(c, msg->request_id, &env);
         break;
@@ -97,6 +108,17 @@ static void on_message(void *arg, rpc_conn *c, const Cspark__Envelope *msg)
         if (sm->n_migrated)
             snprintf(d->migrated_from, sizeof d->migrated_from, "%s", sm->migrated[0]->executor_id);
         snprintf(d->error, sizeof d->error, "%s", sm->error ? sm->error : "");
+        pthread_mutex_unlock(&d->lock);
+        break;
+    }
+    case CSPARK__ENVELOPE__BODY_RDD_BLOCKS_MIGRATED: {
+        const Cspark__RddBlocksMigrated *rm = msg->rdd_blocks_migrated;
+        pthread_mutex_lock(&d->lock);
+        d->rdd_msgs++;
+        d->rdd_migrated = (int)rm->n_migrated;
+        d->rdd_failed = (int)rm->n_failed;
+        if (rm->n_migrated) d->rdd_status = *rm->migrated[0];
+        snprintf(d->rdd_source, sizeof d->rdd_source, "%s", rm->source_executor_id);
         pthread_mutex_unlock(&d->lock);
         break;
     }
@@ -148,6 +170,29 @@ static void write_output(const char *dir, int m, cs_map_status *st)
     cs_shuffle_writer_free(w);
 }
 
+static int serve_cached(void *arg, int rdd_id, int partition, uint8_t **data, size_t *len,
+                        cs_error *err)
+{
+    return cs_block_manager_get_bytes(arg, rdd_id, partition, data, len, err);
+}
+
+/* rdd_7_0 in bm: 2000 records, stored in memory. */
+static void cache_block(block_manager *bm)
+{
+    block_writer *w = cs_block_manager_writer(bm, 7, 0, CSPARK_MEMORY_ONLY);
+    cs_batch b;
+    cs_batch_init(&b);
+    for (int i = 0; i < 2000; i++) {
+        char key[32];
+        int kl = snprintf(key, sizeof key, "cached-%d", i);
+        cs_batch_append_record(&b, key, (uint32_t)kl, "v", 1);
+    }
+    cs_block_writer_add(w, &b);
+    cs_batch_free(&b);
+    cs_block_status st;
+    assert_true(cs_block_writer_commit(w, &st));
+}
+
 /* The executor's local dir: the one entry under d->local_dir. */
 static void executor_dir(const fake_driver *d, char *out, size_t cap)
 {
@@ -196,6 +241,11 @@ static void test_decommission_drain_migrate_stop(void **state)
     int bport = 0;
     block_server *bs = cs_block_server_start("127.0.0.1", leaving, &bo, &bport, &err);
     assert_non_null(bs);
+    block_manager_options bmo = {.local_dir = leaving, .executor_memory = 64 * CS_MiB, .slots = 1};
+    assert_int_equal(cs_block_manager_options_read(NULL, &bmo, &err), 0);
+    block_manager *bm = cs_block_manager_new(&bmo);
+    cache_block(bm);
+    cs_block_server_serve_rdd_blocks(bs, serve_cached, bm);
 
     char url[128];
     snprintf(url, sizeof url, "spark://CoarseGrainedScheduler@127.0.0.1:%d", port);
@@ -272,6 +322,73 @@ static void test_decommission_drain_migrate_stop(void **state)
             free(y);
         }
 
+    /* as a live peer: store a cached partition of the leaving executor, and one it does not hold */
+    Cspark__CachedBlock cbs[2], *cbp[2];
+    int32_t levels[2] = {CSPARK_MEMORY_ONLY, CSPARK_MEMORY_ONLY};
+    for (int i = 0; i < 2; i++) {
+        cspark__cached_block__init(&cbs[i]);
+        cbs[i].rdd_id = 7;
+        cbs[i].partition = i;
+        cbs[i].executor_id = "leaving-1";
+        cbs[i].host = "127.0.0.1";
+        cbs[i].port = bport;
+        cbp[i] = &cbs[i];
+    }
+    Cspark__MigrateRddBlocks mr = CSPARK__MIGRATE_RDD_BLOCKS__INIT;
+    mr.n_blocks = mr.n_storage_levels = 2;
+    mr.blocks = cbp;
+    mr.storage_levels = levels;
+    env.body_case = CSPARK__ENVELOPE__BODY_MIGRATE_RDD_BLOCKS;
+    env.migrate_rdd_blocks = &mr;
+    send_to(d.exec, &env);
+    pthread_mutex_lock(&d.lock);
+    while (!d.rdd_msgs)
+        pthread_cond_wait(&d.cond, &d.lock);
+    pthread_mutex_unlock(&d.lock);
+    assert_int_equal(d.rdd_migrated, 1);
+    assert_int_equal(d.rdd_failed, 1);
+    assert_string_equal(d.rdd_source, "leaving-1");
+    assert_int_equal(d.rdd_status.rdd_id, 7);
+    assert_int_equal(d.rdd_status.partition, 0);
+    assert_int_equal(d.rdd_status.storage_level, CSPARK_MEMORY_ONLY);
+    assert_true(d.rdd_status.memory_size > 0);
+    /* the executor serves the block now: the leaving executor's records, in order */
+    rpc_options fo = {.name = "fetcher", .app_id = "app-decom"};
+    cs_conf *fconf = cs_conf_new();
+    block_fetcher *f = cs_block_fetcher_new("test", NULL, &fo, fconf, &err);
+    assert_non_null(f);
+    uint8_t *want = NULL, *got = NULL;
+    size_t nwant = 0, ngot = 0;
+    assert_int_equal(cs_block_manager_get_bytes(bm, 7, 0, &want, &nwant, &err), 0);
+    assert_int_equal(cs_block_fetcher_fetch_rdd_block(f, "127.0.0.1", d.block_port, "9", 7, 0, &got,
+                                                      &ngot, &err),
+                     0);
+    cs_block_data dw = {0}, dg = {0};
+    assert_int_equal(cs_block_data_decode(want, nwant, &dw, &err), 0);
+    assert_int_equal(cs_block_data_decode(got, ngot, &dg, &err), 0);
+    assert_int_equal(dg.records, dw.records);
+    assert_int_equal(dg.records, 2000);
+    cs_batch all_w, all_g;
+    cs_batch_init(&all_w);
+    cs_batch_init(&all_g);
+    for (int i = 0; i < dw.n; i++)
+        cs_batch_append_batch(&all_w, &dw.batches[i]);
+    for (int i = 0; i < dg.n; i++)
+        cs_batch_append_batch(&all_g, &dg.batches[i]);
+    for (size_t i = 0; i < all_w.n; i++) {
+        cspark_record a = batch_get(&all_w, i), b = batch_get(&all_g, i);
+        assert_int_equal(a.key.len, b.key.len);
+        assert_memory_equal(a.key.ptr, b.key.ptr, a.key.len);
+    }
+    cs_batch_free(&all_w);
+    cs_batch_free(&all_g);
+    cs_block_data_free(&dw);
+    cs_block_data_free(&dg);
+    free(want);
+    free(got);
+    cs_block_fetcher_free(f);
+    cs_conf_free(fconf);
+
     Cspark__StopExecutor stop = CSPARK__STOP_EXECUTOR__INIT;
     env.body_case = CSPARK__ENVELOPE__BODY_STOP_EXECUTOR;
     env.stop_executor = &stop;
@@ -283,6 +400,7 @@ static void test_decommission_drain_migrate_stop(void **state)
     cs_rpc_conn_unref(d.exec);
     cs_rpc_endpoint_free(ep);
     cs_block_server_stop(bs);
+    cs_block_manager_free(bm);
     for (int m = 0; m < 2; m++)
         cs_map_status_free(&st[m]);
     cs_remove_tree(leaving);

@@ -1,12 +1,14 @@
 /* test_block_registry.c — the driver's block locations (sched/block_registry.c): executors report
  * blocks held and gone, lookups list memory holders first, a lost executor's blocks and an
- * unpersisted RDD's are forgotten, and an RDD's totals add up its blocks for the event log. */
+ * unpersisted RDD's are forgotten, and an RDD's totals add up its blocks for the event log; the
+ * blocks one executor holds are listed with their statuses (decommissioning moves them). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include <cmocka.h>
+#include <stdlib.h>
 
 #include "cspark.h"
 #include "sched/block_registry.h"
@@ -82,11 +84,41 @@ static void test_executor_lost_and_unpersist(void **state)
     cs_block_registry_free(r);
 }
 
+static void test_blocks_of_executor(void **state)
+{
+    (void)state;
+    block_registry *r = cs_block_registry_new();
+    cs_block_status a = st(3, 0, CSPARK_MEMORY_ONLY, 10, 0);
+    cs_block_status b = st(3, 1, CSPARK_DISK_ONLY, 0, 20);
+    cs_block_status c = st(5, 2, CSPARK_MEMORY_ONLY, 30, 0);
+    cs_block_registry_update(r, "1", &a);
+    cs_block_registry_update(r, "1", &b);
+    cs_block_registry_update(r, "2", &c);
+    cs_block_registry_update(r, "2", &a);
+    cs_block_status *out = NULL;
+    assert_int_equal(cs_block_registry_blocks_of(r, "1", &out), 2);
+    int64_t mem = 0, disk = 0;
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(out[i].rdd_id, 3);
+        mem += out[i].memory_size;
+        disk += out[i].disk_size;
+        assert_int_equal(out[i].level,
+                         out[i].partition == 0 ? CSPARK_MEMORY_ONLY : CSPARK_DISK_ONLY);
+    }
+    assert_int_equal(mem, 10);
+    assert_int_equal(disk, 20);
+    free(out);
+    assert_int_equal(cs_block_registry_blocks_of(r, "9", &out), 0);
+    assert_null(out);
+    cs_block_registry_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_locations_and_totals),
         cmocka_unit_test(test_executor_lost_and_unpersist),
+        cmocka_unit_test(test_blocks_of_executor),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
