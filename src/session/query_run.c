@@ -4,7 +4,9 @@
  *
  *   analyzed --cs_sql_optimize--> optimized --cs_sql_plan--> physical tree (with exchanges)
  *     --cut at exchanges--> stages: one SQL_EXEC lineage node each (plan/kinds/sql_exec.c)
- *     --jobs--> the final stage's batches, decoded (cs_sql_batch_decode).
+ *     --jobs--> the final stage's batches, decoded (cs_sql_batch_decode);
+ *   a plan of local rows only (a LocalRelation, VALUES, SELECT without FROM, under projections,
+ *   filters and limits) is run on the driver instead, without a job (query_local.c).
  *
  * Cutting: walking a stage's tree from its root, an EXCHANGE child becomes a stage of its own
  * (its root is the EXCHANGE: the map side) read back through a shuffle dependency with the
@@ -758,9 +760,11 @@ static void qrun_end(qrun *q)
     free(q->broadcasts);
 }
 
-/* Runs plan (taken over, freed) and appends its batches to out. */
+/* Runs plan (taken over, freed) and appends its batches to out: on the driver when it is local
+ * (query_local.c), else as the jobs of its stages. */
 static int run_plan(qrun *q, cs_phys_node *plan, cs_sql_result *out, cs_error *err)
 {
+    if (cs_session_plan_local(plan)) return cs_session_run_local(q->s, plan, out, err);
     int rc = q->aqe.enabled ? materialize_stages(q, plan, err) : 0;
     cspark_rdd *r = rc == 0 ? build_stage(q, plan, err) : NULL;
     if (rc == 0 && !r) rc = err->code ? err->code : CS_EINVAL;
