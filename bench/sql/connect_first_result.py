@@ -5,7 +5,7 @@ against cspark-connect-server and/or Apache Spark's SparkConnectServer. Not a te
 measurement, run by hand or after bench/sql/run.sh (bench/results/sql_connect_tpch.md).
 
     connect_first_result.py [--cspark-connect-server PATH] [--spark-home DIR] [--samples N]
-                            [--out FILE.json] ENGINE...
+                            [--load N] [--out FILE.json] ENGINE...
 
 ENGINE: cspark-connect or spark-connect; each server is started as peer_run.py starts it
 (--master local[2], a free loopback port) and stopped with SIGTERM at the end. Against it, N
@@ -17,9 +17,14 @@ ticks of 10 ms: its mean over the clients is the figure) is read before and afte
 so a busy machine's waiting shows as wall time above the two CPU times. The first
 client of each server is reported apart (the server's first session).
 
-Output: a Markdown table on stdout (milliseconds: wall median, min and max, client CPU median
-and server CPU mean over the clients after the first; the first client's alone), every sample in
-FILE.json when --out is given. Exit 0, or 1 with
+--load N: the machine loaded, as this bench defines it: N processes spinning on the CPU (a
+Python busy loop each, at normal priority) run from before the server starts until it stops, on
+top of whatever else the machine runs (its load averages are reported); 0 (the default) adds
+none.
+
+Output: a Markdown table on stdout (milliseconds: wall median, 90th percentile, min and max,
+client CPU median and server CPU mean over the clients after the first; the first client's
+alone), every sample in FILE.json when --out is given. Exit 0, or 1 with
 a line on stderr when a server or a client failed.
 """
 import argparse
@@ -107,10 +112,24 @@ def row(title, xs):
         vals = sorted(x[key] for x in xs)
         return "%.1f" % (pick(vals) * 1000) if vals else "—"
     mid = lambda v: v[len(v) // 2]  # noqa: E731
+    p90 = lambda v: v[min(len(v) - 1, (9 * len(v)) // 10)]  # noqa: E731  (nearest rank)
     mean = lambda v: sum(v) / len(v)  # noqa: E731  (the kernel counts in ticks: a mean)
-    return "| %s | %d | %s | %s | %s | %s | %s |" % (
-        title, len(xs), ms("wall_s", mid), ms("wall_s", min), ms("wall_s", max),
-        ms("client_cpu_s", mid), ms("server_cpu_s", mean))
+    return "| %s | %d | %s | %s | %s | %s | %s | %s |" % (
+        title, len(xs), ms("wall_s", mid), ms("wall_s", p90), ms("wall_s", min),
+        ms("wall_s", max), ms("client_cpu_s", mid), ms("server_cpu_s", mean))
+
+
+def start_load(n):
+    """n CPU-spinning processes (the bench's loaded machine), stopped by stop_load."""
+    return [subprocess.Popen([sys.executable, "-c", "while True: pass"],
+                             stdin=subprocess.DEVNULL) for _ in range(n)]
+
+
+def stop_load(procs):
+    for p in procs:
+        p.kill()
+    for p in procs:
+        p.wait()
 
 
 def main(argv):
@@ -120,6 +139,8 @@ def main(argv):
     p.add_argument("--spark-home")
     p.add_argument("--spark-driver-memory", default="4g")
     p.add_argument("--samples", type=int, default=20)
+    p.add_argument("--load", type=int, default=0,
+                   help="CPU-spinning processes run during the measurement")
     p.add_argument("--out")
     p.add_argument("--work", default=None, help="directory for the servers' logs")
     p.add_argument("engines", nargs="*")
@@ -129,26 +150,33 @@ def main(argv):
         return 0
     if not opts.engines or any(e not in ("cspark-connect", "spark-connect") for e in opts.engines):
         p.error("ENGINE must be cspark-connect and/or spark-connect")
+    if opts.load < 0:
+        p.error("--load must be 0 or more")
     if opts.samples < 2:
         p.error("--samples must be at least 2 (the first is reported apart)")
     opts.work = opts.work or os.path.dirname(os.path.abspath(opts.out or "."))
     os.makedirs(opts.work, exist_ok=True)
     with open("/proc/loadavg") as f:
         load_start = " / ".join(f.read().split()[:3])
-    results = {"samples": opts.samples, "load_start": load_start, "engines": {}}
-    for e in opts.engines:
-        results["engines"][e] = measure(e, opts)
-    with open("/proc/loadavg") as f:
-        results["load_end"] = " / ".join(f.read().split()[:3])
-    print("| server | clients | wall median | wall min | wall max | client CPU median "
+    results = {"samples": opts.samples, "load": opts.load, "load_start": load_start,
+               "engines": {}}
+    spinners = start_load(opts.load)
+    try:
+        for e in opts.engines:
+            results["engines"][e] = measure(e, opts)
+        with open("/proc/loadavg") as f:
+            results["load_end"] = " / ".join(f.read().split()[:3])
+    finally:
+        stop_load(spinners)
+    print("| server | clients | wall median | wall p90 | wall min | wall max | client CPU median "
           "| server CPU mean |")
-    print("|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|")
     for e, xs in results["engines"].items():
         title = peer_run_title(e)
         print(row(title + ", first client", xs[:1]))
         print(row(title + ", later clients", xs[1:]))
-    print("\nload average %s at the start, %s at the end" % (results["load_start"],
-                                                             results["load_end"]))
+    print("\n%d spinning processes; load average %s at the start, %s at the end"
+          % (opts.load, results["load_start"], results["load_end"]))
     if opts.out:
         with open(opts.out, "w") as f:
             json.dump(results, f, indent=1)

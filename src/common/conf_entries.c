@@ -309,6 +309,11 @@ static const cs_conf_entry entries[] = {
     SIZE_D("spark.connect.grpc.maxInboundMessageSize", CS_BYTE, 1024, 2047 * CS_MiB, "128m"),
     SIZE_D("spark.connect.grpc.arrow.maxBatchSize", CS_BYTE, 1024, 2047 * CS_MiB, "4m"),
     SECRET("spark.connect.authenticate.token", "SPARK_CONNECT_AUTHENTICATE_TOKEN"),
+    /* TLS for cspark-connect-server (connect/grpc_tls.c; Spark's server has no such keys: clients
+     * connect with sc://host:port/;use_ssl=true): the PEM certificate chain and private key */
+    BOOL_D("spark.cspark.connect.tls.enabled", "false"),
+    STRING("spark.cspark.connect.tls.certFile"),
+    STRING("spark.cspark.connect.tls.keyFile"),
     /* Python UDFs (sqlexec/python_worker.c): the interpreter of the workers (else the
      * PYSPARK_PYTHON environment variable, else python3), as Spark's */
     STRING("spark.pyspark.python"),

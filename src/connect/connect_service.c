@@ -282,6 +282,8 @@ cs_connect_service *cs_connect_service_start(const cs_connect_service_opts *opts
     cs_grpc_server_opts g = {.host = opts->address,
                              .port = opts->port,
                              .max_message = opts->max_message,
+                             .tls_cert_file = opts->tls_cert_file,
+                             .tls_key_file = opts->tls_key_file,
                              .on_call = on_call,
                              .on_cancel = on_cancel,
                              .client_streaming = client_streaming,

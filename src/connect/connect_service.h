@@ -32,6 +32,9 @@ typedef struct cs_connect_service_opts {
     size_t max_message;  /* spark.connect.grpc.maxInboundMessageSize */
     size_t max_batch;    /* spark.connect.grpc.arrow.maxBatchSize: results cut below it (0: 4m) */
     const char *token;   /* spark.connect.authenticate.token, or NULL: no authentication */
+    /* spark.cspark.connect.tls.certFile / keyFile when spark.cspark.connect.tls.enabled (PEM
+     * files, grpc_tls.h), else NULL: plaintext */
+    const char *tls_cert_file, *tls_key_file;
 } cs_connect_service_opts;
 
 /* Listens (the port is bound when this returns). NULL + err naming the address on failure. */

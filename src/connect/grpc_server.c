@@ -16,6 +16,11 @@
  * the status is there ends the data without END_STREAM and submits the trailers. A deferred stream
  * is resumed on the next wake.
  *
+ * TLS (opts.tls_cert_file set, grpc_tls.h): each connection's received bytes go through its TLS
+ * state before nghttp2 and nghttp2's output through it before uv_write; nghttp2's first SETTINGS
+ * wait for the handshake's end. A client that does not speak TLS fails the handshake and its
+ * connection is closed (it sees UNAVAILABLE).
+ *
  * Lifetimes: a call holds references from the loop (while its stream is open) and from the
  * handler (from on_call to finish); it is freed at the last release. The server is freed by
  * cs_grpc_server_stop once its loop thread is joined and no call is left (each call holds one
@@ -24,6 +29,7 @@
  */
 #define _GNU_SOURCE
 #include "connect/grpc_server.h"
+#include "connect/grpc_tls.h"
 
 #include <nghttp2/nghttp2.h>
 #include <openssl/evp.h>
@@ -77,8 +83,9 @@ struct grpc_conn {
     uv_tcp_t tcp;
     cs_grpc_server *srv;
     nghttp2_session *h2;
-    cs_grpc_call *calls; /* open streams */
-    size_t writing;      /* bytes in uv_write requests */
+    cs_grpc_call *calls;   /* open streams */
+    size_t writing;        /* bytes in uv_write requests */
+    cs_grpc_tls_conn *tls; /* NULL: plaintext */
     bool closing;
     grpc_conn *next, *prev;
 };
@@ -90,6 +97,7 @@ struct cs_grpc_server {
     uv_async_t wake;
     pthread_t thread;
     int port;
+    cs_grpc_tls *tls; /* NULL: plaintext */
     grpc_conn *conns; /* loop thread */
     atomic_int refs;  /* 1 for the server itself + 1 per call */
     pthread_mutex_t lock;
@@ -100,6 +108,7 @@ struct cs_grpc_server {
 static void server_unref(cs_grpc_server *s)
 {
     if (atomic_fetch_sub(&s->refs, 1) != 1) return;
+    cs_grpc_tls_free(s->tls);
     pthread_mutex_destroy(&s->lock);
     free(s);
 }
@@ -551,6 +560,7 @@ static void conn_closed(uv_handle_t *h)
 {
     grpc_conn *conn = h->data;
     if (conn->h2) nghttp2_session_del(conn->h2);
+    cs_grpc_tls_conn_free(conn->tls);
     free(conn);
 }
 
@@ -590,7 +600,8 @@ static void conn_flush(grpc_conn *conn)
 {
     if (conn->closing) return;
     cs_sbuf out = CS_SBUF_INIT;
-    while (conn->writing + out.len < WRITE_HIGH_WATER) {
+    bool h2_ready = !conn->tls || cs_grpc_tls_conn_ready(conn->tls); /* after the handshake */
+    while (h2_ready && conn->writing + out.len < WRITE_HIGH_WATER) {
         const uint8_t *data;
         ssize_t n = nghttp2_session_mem_send(conn->h2, &data);
         if (n < 0) {
@@ -600,6 +611,21 @@ static void conn_flush(grpc_conn *conn)
         }
         if (n == 0) break;
         cs_sbuf_append(&out, data, (size_t)n);
+    }
+    if (conn->tls) { /* out encrypted, with the handshake's own records */
+        cs_error err;
+        cs_error_clear(&err);
+        int rc = out.len
+                     ? cs_grpc_tls_conn_write(conn->tls, (const uint8_t *)out.data, out.len, &err)
+                     : 0;
+        out.len = 0;
+        cs_grpc_tls_conn_output(conn->tls, &out);
+        if (rc < 0) {
+            CS_WARN("connect", "event=bad_connection reason=%s", cs_log_quote(err.msg));
+            cs_sbuf_free(&out);
+            conn_close(conn);
+            return;
+        }
     }
     if (out.len) {
         write_req *w = cs_xmalloc(sizeof *w + out.len);
@@ -636,11 +662,30 @@ static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *b)
         conn_close(conn);
         return;
     }
-    if (nread > 0 && !conn->closing) {
-        ssize_t r = nghttp2_session_mem_recv(conn->h2, (const uint8_t *)b->base, (size_t)nread);
+    cs_sbuf plain = CS_SBUF_INIT;
+    const uint8_t *data = (const uint8_t *)b->base;
+    size_t len = nread > 0 ? (size_t)nread : 0;
+    if (len && !conn->closing && conn->tls) {
+        cs_error err;
+        cs_error_clear(&err);
+        if (cs_grpc_tls_conn_read(conn->tls, data, len, &plain, &err) < 0) {
+            CS_WARN("connect", "event=bad_connection reason=%s", cs_log_quote(err.msg));
+            cs_sbuf_free(&plain);
+            free(b->base);
+            conn_flush(conn); /* the alert, if any */
+            conn_close(conn);
+            return;
+        }
+        data = (const uint8_t *)plain.data;
+        len = plain.len;
+        if (!len) conn_flush(conn); /* the handshake's answer; SETTINGS once it is done */
+    }
+    if (len && !conn->closing) {
+        ssize_t r = nghttp2_session_mem_recv(conn->h2, data, len);
         if (r < 0) {
             CS_WARN("connect", "event=bad_connection reason=%s",
                     cs_log_quote(nghttp2_strerror((int)r)));
+            cs_sbuf_free(&plain);
             free(b->base);
             conn_flush(conn); /* a GOAWAY nghttp2 queued, if any */
             conn_close(conn);
@@ -648,6 +693,7 @@ static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *b)
         }
         conn_flush(conn);
     }
+    cs_sbuf_free(&plain);
     free(b->base);
 }
 
@@ -664,6 +710,10 @@ static void on_connection(uv_stream_t *listener, int status)
         return;
     }
     uv_tcp_nodelay(&conn->tcp, 1);
+    if (s->tls && !(conn->tls = cs_grpc_tls_conn_new(s->tls))) {
+        uv_close((uv_handle_t *)&conn->tcp, conn_closed);
+        return;
+    }
     nghttp2_session_callbacks *cbs;
     nghttp2_session_callbacks_new(&cbs);
     nghttp2_session_callbacks_set_on_begin_headers_callback(cbs, on_begin_headers);
@@ -768,6 +818,9 @@ cs_grpc_server *cs_grpc_server_start(const cs_grpc_server_opts *opts, cs_error *
                      opts->host);
         goto fail_lock;
     }
+    if (opts->tls_cert_file &&
+        !(s->tls = cs_grpc_tls_new(opts->tls_cert_file, opts->tls_key_file, err)))
+        goto fail_lock;
     if (uv_loop_init(&s->loop) < 0) {
         cs_error_set(err, CS_EIO, "cannot create the Spark Connect server's event loop");
         goto fail_lock;
@@ -798,6 +851,7 @@ fail_loop:
     uv_run(&s->loop, UV_RUN_DEFAULT);
     uv_loop_close(&s->loop);
 fail_lock:
+    cs_grpc_tls_free(s->tls);
     pthread_mutex_destroy(&s->lock);
     free(s);
     return NULL;

@@ -64,6 +64,8 @@ typedef struct cs_grpc_server_opts {
     const char *host;   /* address to bind ("127.0.0.1", "0.0.0.0", "::") */
     int port;           /* 0: a free port (cs_grpc_server_port tells which) */
     size_t max_message; /* the longest request message accepted, in bytes */
+    /* TLS (grpc_tls.h): the server's PEM certificate chain and private key; NULL: plaintext */
+    const char *tls_cert_file, *tls_key_file;
     /* A complete request: called on the loop thread with one reference the handler owns; must
      * not block. */
     void (*on_call)(void *arg, cs_grpc_call *call);

@@ -12,6 +12,9 @@
  *   spark.connect.grpc.arrow.maxBatchSize (4m: result batches are cut below it, as Spark's)
  *   spark.connect.authenticate.token     (a bearer token every call must carry; required when the
  *                                         address is not a loopback one)
+ *   spark.cspark.connect.tls.enabled     (false; true: TLS with the PEM files below, clients use
+ *   spark.cspark.connect.tls.certFile     sc://host:port/;use_ssl=true; a missing, unreadable or
+ *   spark.cspark.connect.tls.keyFile      mismatched file is refused here, before the driver)
  * The application is libcspark itself, as for cspark-sql (executors, and executor pods from the
  * image, run their own: cspark.app.resource=spark-internal): cs_app_run loads it and calls
  * cspark_connect_app with the server's settings, so the driver runs as any cspark application
@@ -35,16 +38,17 @@
 #include "common/log.h"
 #include "common/sigpipe.h"
 #include "connect/connect_service.h"
+#include "connect/grpc_tls.h"
 #include "programs/program_mains.h"
 #include "submit/submit_args.h"
 
 #define PROGRAM "cspark-connect-server"
 
 /* The application's entry: argv = [library, port, address, max message bytes, max batch
- * bytes]. */
+ * bytes, TLS certificate file, TLS key file] (the files empty: plaintext). */
 CS_PROGRAM_MAIN int cspark_connect_app(cspark_context *sc, int argc, char **argv)
 {
-    if (argc < 5) {
+    if (argc < 7) {
         fprintf(stderr, PROGRAM ": cspark_connect_app expects its settings\n");
         return 1;
     }
@@ -53,7 +57,9 @@ CS_PROGRAM_MAIN int cspark_connect_app(cspark_context *sc, int argc, char **argv
                                  .address = argv[2],
                                  .max_message = (size_t)strtoull(argv[3], NULL, 10),
                                  .max_batch = (size_t)strtoull(argv[4], NULL, 10),
-                                 .token = cspark_conf_get(sc, "spark.connect.authenticate.token")};
+                                 .token = cspark_conf_get(sc, "spark.connect.authenticate.token"),
+                                 .tls_cert_file = *argv[5] ? argv[5] : NULL,
+                                 .tls_key_file = *argv[6] ? argv[6] : NULL};
     cs_error err;
     cs_error_clear(&err);
     cs_connect_service *svc = cs_connect_service_start(&o, &err);
@@ -96,7 +102,8 @@ static void usage(FILE *f)
           "Serves the Spark Connect protocol (sc://host:15002) on cspark. The server's settings\n"
           "are conf keys: spark.connect.grpc.binding.port, spark.connect.grpc.binding.address,\n"
           "spark.connect.authenticate.token, spark.connect.grpc.maxInboundMessageSize,\n"
-          "spark.connect.grpc.arrow.maxBatchSize.\n"
+          "spark.connect.grpc.arrow.maxBatchSize, spark.cspark.connect.tls.enabled,\n"
+          "spark.cspark.connect.tls.certFile, spark.cspark.connect.tls.keyFile.\n"
           "\n"
           "Options (cspark-submit's):\n",
           f);
@@ -170,6 +177,21 @@ int cspark_connect_main(int argc, char **argv)
                 address);
         goto out;
     }
+    bool tls = false;
+    if (cs_conf_entry_bool(conf, "spark.cspark.connect.tls.enabled", &tls, &err) != CS_OK) {
+        status = fail(&err);
+        goto out;
+    }
+    const char *cert = tls ? cs_conf_entry_string(conf, "spark.cspark.connect.tls.certFile") : NULL;
+    const char *key = tls ? cs_conf_entry_string(conf, "spark.cspark.connect.tls.keyFile") : NULL;
+    if (tls) { /* the files checked now: one line and no driver started when they are wrong */
+        cs_grpc_tls *check = cs_grpc_tls_new(cert, key, &err);
+        if (!check) {
+            status = fail(&err);
+            goto out;
+        }
+        cs_grpc_tls_free(check);
+    }
     /* the application is libcspark itself, which executors (and executor pods, from the image)
      * already run: nothing of the driver's is shipped to them */
     cs_conf_set(conf, "cspark.app.resource", CS_APP_SPARK_INTERNAL);
@@ -191,8 +213,15 @@ int cspark_connect_main(int argc, char **argv)
     snprintf(port_text, sizeof port_text, "%lld", (long long)port);
     snprintf(max_text, sizeof max_text, "%lld", (long long)max_message);
     snprintf(batch_text, sizeof batch_text, "%lld", (long long)max_batch);
-    char *app_argv[] = {lib, port_text, (char *)address, max_text, batch_text, NULL};
-    status = cs_app_run(conf, lib, "cspark_connect_app", 5, app_argv);
+    char *app_argv[] = {lib,
+                        port_text,
+                        (char *)address,
+                        max_text,
+                        batch_text,
+                        tls ? (char *)cert : "",
+                        tls ? (char *)key : "",
+                        NULL};
+    status = cs_app_run(conf, lib, "cspark_connect_app", 7, app_argv);
 out:
     cs_conf_free(conf);
     cs_submit_args_free(&a);

@@ -758,9 +758,10 @@ static void qrun_end(qrun *q)
     free(q->broadcasts);
 }
 
-/* Runs plan (taken over, freed) and appends its batches to out. */
+/* Runs plan (taken over, freed) and appends its batches to out (local plans: query_local.c). */
 static int run_plan(qrun *q, cs_phys_node *plan, cs_sql_result *out, cs_error *err)
 {
+    if (cs_session_plan_local(plan)) return cs_session_run_local(q->s, plan, out, err);
     int rc = q->aqe.enabled ? materialize_stages(q, plan, err) : 0;
     cspark_rdd *r = rc == 0 ? build_stage(q, plan, err) : NULL;
     if (rc == 0 && !r) rc = err->code ? err->code : CS_EINVAL;
@@ -790,6 +791,18 @@ static int run_plan(qrun *q, cs_phys_node *plan, cs_sql_result *out, cs_error *e
 
 /* ---- scalar subqueries ---------------------------------------------------------------------- */
 
+/* EXPLAIN plans scalar subqueries without running them: a null stands for the value (and for
+ * a subquery's empty result). */
+static int null_scalar(void *arg, const cs_phys_node *plan, cs_column **value, cs_error *err)
+{
+    (void)arg, (void)err;
+    cs_col_builder *b = cs_col_builder_new(NULL, plan->schema->fields[0].type);
+    cs_col_builder_append_nulls(b, 1);
+    *value = cs_col_builder_finish(b);
+    cs_col_builder_free(b);
+    return 0;
+}
+
 static int run_scalar(void *arg, const cs_phys_node *plan, cs_column **value, cs_error *err)
 {
     qrun *q = arg;
@@ -806,27 +819,12 @@ static int run_scalar(void *arg, const cs_phys_node *plan, cs_column **value, cs
     if (rc == 0 && r.num_rows > 1)
         rc = cs_sql_error_set(err, CS_ETASK, "SCALAR_SUBQUERY_TOO_MANY_ROWS", "21000",
                               "More than one row returned by a subquery used as an expression.");
-    if (rc == 0 && r.num_rows == 1) {
+    if (rc == 0 && r.num_rows == 1)
         *value = cs_column_ref(r.batches[0]->columns[0]);
-    } else if (rc == 0) {
-        cs_col_builder *b = cs_col_builder_new(NULL, r.schema->fields[0].type);
-        cs_col_builder_append_nulls(b, 1);
-        *value = cs_col_builder_finish(b);
-        cs_col_builder_free(b);
-    }
+    else if (rc == 0)
+        null_scalar(q, plan, value, err);
     cs_sql_result_free(&r);
     return rc;
-}
-
-/* EXPLAIN plans scalar subqueries without running them: a null stands for the value. */
-static int null_scalar(void *arg, const cs_phys_node *plan, cs_column **value, cs_error *err)
-{
-    (void)arg, (void)err;
-    cs_col_builder *b = cs_col_builder_new(NULL, plan->schema->fields[0].type);
-    cs_col_builder_append_nulls(b, 1);
-    *value = cs_col_builder_finish(b);
-    cs_col_builder_free(b);
-    return 0;
 }
 
 /* ---- queries -------------------------------------------------------------------------------- */

@@ -2,7 +2,8 @@
  * session_internal.h — private to src/session: the session's state and what its files share
  * (sql_session.c: statements and commands; query_run.c: queries from the analyzed plan to
  * jobs; result_rows.c: building a command's rows; table_write.c: the statements that write
- * files; query_write.c: a query's final stage written by its tasks and committed).
+ * files; query_write.c: a query's final stage written by its tasks and committed;
+ * query_local.c: a query of local rows answered on the driver without a job).
  */
 #ifndef CSPARK_SESSION_SESSION_INTERNAL_H
 #define CSPARK_SESSION_SESSION_INTERNAL_H
@@ -39,6 +40,15 @@ int64_t cs_session_next_execution_id(void);
  * rows into *out (query_run.c). text: the statement, for the jobs' description. */
 int cs_session_run_query(cs_sql_session *s, cs_sql_arena *a, const cs_logical_plan *analyzed,
                          const char *text, cs_sql_result *out, cs_error *err);
+/* Whether a physical plan is answered on the driver without a job (query_local.c): a LOCAL leaf
+ * under filters, projections, limits and single-partition exchanges only. */
+struct cs_phys_node;
+bool cs_session_plan_local(const struct cs_phys_node *plan);
+/* Runs such a plan's operators on the driver (plan taken over, freed), appending its non-empty
+ * batches to *out and setting out->schema when unset; 0, or a negative code with err holding
+ * Spark's error (the same as the query's task would have raised). */
+int cs_session_run_local(cs_sql_session *s, struct cs_phys_node *plan, cs_sql_result *out,
+                         cs_error *err);
 /* The final stage of a query, for a consumer other than collecting (query_write.c): its lineage
  * node, the schema of its batches (each record's value one cs_sql_batch_encode'd batch) and the
  * properties its job runs with. All borrowed for the call. */
