@@ -206,6 +206,7 @@ static const fn_entry FUNCTIONS[] = {
     FN("sign", "signum", 1, 1, S, R_SIG, "D", "D"),
     FN("rand", "rand", 0, 1, S, R_SIG, "L", "D"),
     FN("random", "rand", 0, 1, S, R_SIG, "L", "D"),
+    FN("randn", "randn", 0, 1, S, R_SIG, "L", "D"),
     FN("ceil", "ceil", 1, 2, S, R_CEIL, "", ""),
     FN("ceiling", "ceil", 1, 2, S, R_CEIL, "", ""),
     FN("floor", "floor", 1, 2, S, R_CEIL, "", ""),
