@@ -279,6 +279,7 @@ static const fn_entry FUNCTIONS[] = {
     FN("date_from_unix_date", "date_from_unix_date", 1, 1, S, R_SIG, "I", "T"),
     FN("make_timestamp", "make_timestamp", 6, 7, S, R_SPECIAL, "", ""),
     FN("make_dt_interval", "make_dt_interval", 0, 4, S, R_SPECIAL, "", ""),
+    FN("make_interval", "make_interval", 0, 7, S, R_SPECIAL, "", ""),
     FN("make_ym_interval", "make_ym_interval", 0, 2, S, R_SPECIAL, "", ""),
     FN("convert_timezone", "convert_timezone", 2, 3, S, R_SPECIAL, "", ""),
     FN("from_utc_timestamp", "from_utc_timestamp", 2, 2, S, R_SIG, "PS", "P"),

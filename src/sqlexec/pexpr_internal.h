@@ -276,6 +276,10 @@ cs_px_kernel cs_px_digest_lookup(const char *fn, const cs_col_type *const *t, in
 bool cs_px_is_random(const char *fn);
 cs_px_kernel cs_px_random_lookup(const char *fn, const cs_col_type *const *t, int n,
                                  const cs_col_type *result);
+/* make_interval and calendar intervals as strings (kernels_interval_calendar.c) */
+cs_px_kernel cs_px_calendar_make_lookup(const char *fn, const cs_col_type *const *t, int n,
+                                        const cs_col_type *result);
+cs_px_kernel cs_px_cast_calendar_lookup(const cs_col_type *from, const cs_col_type *to);
 /* mask (kernels_mask.c) */
 cs_px_kernel cs_px_mask_lookup(const char *fn, const cs_col_type *const *t, int n,
                                const cs_col_type *result);

@@ -13,7 +13,8 @@
  * weekofyear = 27 and dayname = 'Thu' (datetime 6, 33), make_date(2023, 2, 29)'s
  * DATETIME_FIELD_OUT_OF_BOUNDS (datetime 20), a date difference of 60 days (datetime 21),
  * reverse('abc') (strings 19) and 'Banana' ILIKE 'b%' (conditional 21); rand / randn / uuid
- * (kernels_random.c), sentences and mask (strings 36).
+ * (kernels_random.c), sentences and mask (strings 36), make_interval and a calendar interval's
+ * text (kernels_interval_calendar.c).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -221,6 +222,53 @@ static void test_random_sentences_mask(void **state)
     text_is(cs_pexpr_call("mask", T(CS_TYPE_STRING), true, m2, 5), "Ul*1");
 }
 
+/* make_interval (datetime 27, formats 18) and its text as CalendarInterval.toString, also of a
+ * negative interval and of the zero one */
+static void test_make_interval_and_its_text(void **state)
+{
+    (void)state;
+    cs_col_type *cal = T(CS_TYPE_INTERVAL_CAL);
+    const char *secs[] = {"6.500000"}, *neg[] = {"0.000001"}, *zero[] = {"0.000000"};
+    cs_pexpr *a[] = {lit_i32(1),
+                     lit_i32(2),
+                     lit_i32(0),
+                     lit_i32(3),
+                     lit_i32(4),
+                     lit_i32(5),
+                     lit(col_dec(18, 6, secs, 1))};
+    cs_pexpr *text = cs_pexpr_cast(cs_pexpr_call("make_interval", cal, true, a, 7),
+                                   T(CS_TYPE_STRING), CS_CAST_ANSI);
+    text_is(text, "1 years 2 months 3 days 4 hours 5 minutes 6.5 seconds");
+    cs_pexpr *b[] = {lit_i32(-1),
+                     lit_i32(1),
+                     lit_i32(0),
+                     lit_i32(0),
+                     lit_i32(-1),
+                     lit_i32(0),
+                     lit(col_dec(18, 6, neg, 1))};
+    text_is(cs_pexpr_cast(cs_pexpr_call("make_interval", cal, true, b, 7), T(CS_TYPE_STRING),
+                          CS_CAST_ANSI),
+            "-11 months -59 minutes -59.999999 seconds");
+    cs_pexpr *z[] = {lit_i32(0),
+                     lit_i32(0),
+                     lit_i32(0),
+                     lit_i32(0),
+                     lit_i32(0),
+                     lit_i32(0),
+                     lit(col_dec(18, 6, zero, 1))};
+    text_is(cs_pexpr_cast(cs_pexpr_call("make_interval", cal, true, z, 7), T(CS_TYPE_STRING),
+                          CS_CAST_ANSI),
+            "0 seconds");
+    cs_pexpr *big[] = {lit_i32(INT_MAX),
+                       lit_i32(0),
+                       lit_i32(0),
+                       lit_i32(0),
+                       lit_i32(0),
+                       lit_i32(0),
+                       lit(col_dec(18, 6, zero, 1))};
+    fails_with(cs_pexpr_call("make_interval", cal, true, big, 7), "ARITHMETIC_OVERFLOW");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -230,6 +278,7 @@ int main(void)
         cmocka_unit_test(test_dates_and_intervals),
         cmocka_unit_test(test_reverse_ilike),
         cmocka_unit_test(test_random_sentences_mask),
+        cmocka_unit_test(test_make_interval_and_its_text),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
