@@ -19,9 +19,11 @@ static cs_col_type primitives[] = {
     PRIM(CS_TYPE_STRING),    PRIM(CS_TYPE_BINARY),        PRIM(CS_TYPE_DATE),
     PRIM(CS_TYPE_TIMESTAMP), PRIM(CS_TYPE_TIMESTAMP_NTZ),
 };
+static cs_col_type calendar_interval = PRIM(CS_TYPE_INTERVAL_CAL);
 
 cs_col_type *cs_col_type_primitive(cs_type_id id)
 {
+    if (id == CS_TYPE_INTERVAL_CAL) return &calendar_interval;
     if (id == CS_TYPE_DECIMAL || id > CS_TYPE_TIMESTAMP_NTZ) return NULL;
     return &primitives[id];
 }
@@ -146,6 +148,7 @@ int cs_col_type_width(cs_type_id id)
     case CS_TYPE_INTERVAL_DT:
         return 8;
     case CS_TYPE_DECIMAL:
+    case CS_TYPE_INTERVAL_CAL:
         return 16;
     default:
         return 0;
@@ -154,7 +157,8 @@ int cs_col_type_width(cs_type_id id)
 
 int cs_col_type_integral_width(cs_type_id id)
 {
-    bool integral = id != CS_TYPE_FLOAT && id != CS_TYPE_DOUBLE && id != CS_TYPE_DECIMAL;
+    bool integral = id != CS_TYPE_FLOAT && id != CS_TYPE_DOUBLE && id != CS_TYPE_DECIMAL &&
+                    id != CS_TYPE_INTERVAL_CAL;
     return integral ? cs_col_type_width(id) : 0;
 }
 
@@ -185,6 +189,7 @@ const char *cs_type_id_name(cs_type_id id)
         [CS_TYPE_MAP] = "map",
         [CS_TYPE_INTERVAL_YM] = "interval",
         [CS_TYPE_INTERVAL_DT] = "interval",
+        [CS_TYPE_INTERVAL_CAL] = "interval",
     };
     return (unsigned)id < sizeof names / sizeof *names ? names[id] : "unknown";
 }

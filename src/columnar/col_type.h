@@ -49,7 +49,10 @@ typedef enum cs_type_id {
     CS_TYPE_STRUCT,
     CS_TYPE_MAP,
     CS_TYPE_INTERVAL_YM, /* Spark's YearMonthIntervalType: int32 months */
-    CS_TYPE_INTERVAL_DT  /* Spark's DayTimeIntervalType: int64 microseconds */
+    CS_TYPE_INTERVAL_DT, /* Spark's DayTimeIntervalType: int64 microseconds */
+    CS_TYPE_INTERVAL_CAL /* Spark's CalendarIntervalType in Arrow's month_day_nano layout: 16
+                            bytes, int32 months, int32 days, int64 nanoseconds (Spark keeps
+                            microseconds: always a multiple of 1000) */
 } cs_type_id;
 
 /* The fields an interval type spans (Spark's startField/endField), kept in cs_col_type's

@@ -49,6 +49,8 @@ static const struct {
      &spark__connect__data_type__timestamp__descriptor},
     {CS_TYPE_TIMESTAMP_NTZ, SPARK__CONNECT__DATA_TYPE__KIND_TIMESTAMP_NTZ,
      &spark__connect__data_type__timestamp_ntz__descriptor},
+    {CS_TYPE_INTERVAL_CAL, SPARK__CONNECT__DATA_TYPE__KIND_CALENDAR_INTERVAL,
+     &spark__connect__data_type__calendar_interval__descriptor},
 };
 
 Spark__Connect__DataType *cs_connect_data_type(const cs_col_type *t)

@@ -111,6 +111,10 @@ static cs_fb_ref type_table(cs_fb_builder *b, const cs_col_type *t, uint8_t *kin
         *kind = TYPE_DURATION;
         cs_fb_add_i16(b, 0, UNIT_MICROSECOND);
         break;
+    case CS_TYPE_INTERVAL_CAL:
+        *kind = TYPE_INTERVAL;
+        cs_fb_add_i16(b, 0, INTERVAL_MONTH_DAY_NANO);
+        break;
     case CS_TYPE_ARRAY:
         *kind = TYPE_LIST;
         break;
@@ -315,6 +319,8 @@ static int decode_type(const cs_fb_table *f, const char *name, size_t name_len, 
         if (cs_fb_i16(&t, 0, INTERVAL_YEAR_MONTH) == INTERVAL_YEAR_MONTH)
             *out = cs_col_type_interval(CS_TYPE_INTERVAL_YM, CS_INTERVAL_YEAR, CS_INTERVAL_MONTH,
                                         NULL);
+        else if (cs_fb_i16(&t, 0, INTERVAL_YEAR_MONTH) == INTERVAL_MONTH_DAY_NANO)
+            *out = cs_col_type_primitive(CS_TYPE_INTERVAL_CAL);
         else
             rc = refuse(err, CS_EUNSUPPORTED, name, name_len,
                         "only year-month intervals have a Spark type (day-time intervals are "

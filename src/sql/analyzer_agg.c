@@ -654,53 +654,6 @@ static cs_logical_plan *extract_generator(cs_an_ctx *c, cs_logical_plan *child, 
     return g;
 }
 
-/* the first window(time, ...) call under e (Spark's TimeWindow), or NULL; *n counts the
- * distinct ones met so far (first: the one kept) */
-static const cs_sql_expr *find_time_window(const cs_sql_expr *e, const cs_sql_expr *first, int *n)
-{
-    if (!e) return first;
-    if (e->kind == CS_EX_FUNC && e->fn && strcmp(e->fn, "window") == 0) {
-        if (!first) {
-            *n = 1;
-            return e;
-        }
-        if (!cs_an_equal(first, e)) (*n)++;
-        return first;
-    }
-    for (int i = 0; i < e->n_args; i++)
-        first = find_time_window(e->args[i], first, n);
-    return first;
-}
-
-/* Spark's TimeWindowing for a select list with window(time, ...): one window expression at
- * most (_LEGACY_ERROR_TEMP_1039), and the rows whose time is NULL dropped (a Filter
- * isnotnull(time) over child). child itself when the list has none; NULL + error. */
-static cs_logical_plan *time_window_filter(cs_an_ctx *c, cs_logical_plan *child, cs_sql_expr **list,
-                                           int n)
-{
-    const cs_sql_expr *w = NULL;
-    int distinct = 0;
-    for (int i = 0; i < n; i++)
-        w = find_time_window(list[i], w, &distinct);
-    if (!w) return child;
-    if (distinct > 1) {
-        cs_sql_error_set(c->err, CS_EINVAL, "_LEGACY_ERROR_TEMP_1039", "",
-                         "Multiple time/session window expressions would result in a cartesian "
-                         "product of rows, therefore they are currently not supported.");
-        return NULL;
-    }
-    cs_sql_expr *time = w->args[0];
-    cs_sql_expr *cond = cs_fn_resolve(c->a, cs_fn_lookup("isnotnull"), NULL, &time, 1, c->err);
-    if (!cond) return NULL;
-    cs_logical_plan *f = cs_logical_plan_new(c->a, CS_LP_FILTER, 1);
-    f->children[0] = child;
-    f->condition = cond;
-    f->n_output = child->n_output;
-    f->output = child->output;
-    f->resolved = true;
-    return f;
-}
-
 cs_logical_plan *cs_an_select(cs_an_ctx *c, const cs_logical_plan *p)
 {
     cs_logical_plan *child;
@@ -710,11 +663,14 @@ cs_logical_plan *cs_an_select(cs_an_ctx *c, const cs_logical_plan *p)
     } else if (!(child = cs_an_plan(c, p->children[0]))) {
         return NULL;
     }
+    if (p->kind == CS_LP_AGGREGATE && !is_grouping_analytics(p) &&
+        !(child = cs_an_group_by_time_window(c, child, &p)))
+        return NULL;
     cs_an_scope s = scope_of(c, child);
     cs_sql_expr **list;
     int n;
     if (resolve_list(c, p, &s, &list, &n) != 0) return NULL;
-    if (!(child = time_window_filter(c, child, list, n))) return NULL;
+    if (!(child = cs_an_time_window_filter(c, child, list, n))) return NULL;
     bool has_agg = p->kind == CS_LP_AGGREGATE, has_window = false;
     for (int i = 0; i < n; i++) {
         has_agg |= cs_an_contains_agg(list[i]);

@@ -418,6 +418,11 @@ static cs_sql_expr *resolve_function(cs_an_ctx *c, const cs_sql_expr *e, const c
     if (strcmp(fn, "make_ym_interval") == 0)
         while (n < 2)
             args[n++] = cs_an_int_literal(c, 0);
+    if (strcmp(fn, "make_interval") == 0) { /* (0, 0, 0, 0, 0, 0, 0.000000) */
+        while (n < 6)
+            args[n++] = cs_an_int_literal(c, 0);
+        if (n == 6) args[n++] = decimal_zero(c, 18, 6);
+    }
     if (strcmp(fn, "make_dt_interval") == 0) { /* (0, 0, 0, 0.000000) */
         while (n < 3)
             args[n++] = cs_an_int_literal(c, 0);

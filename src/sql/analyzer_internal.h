@@ -80,6 +80,15 @@ cs_sql_expr *cs_an_named(cs_an_ctx *c, cs_sql_expr *e, const char *name);
 /* The ATTR a named expression (ATTR or ALIAS) defines. */
 cs_logical_plan *cs_an_project(cs_an_ctx *c, cs_logical_plan *child, cs_sql_expr **exprs, int n);
 
+/* analyzer_time_window.c: Spark's TimeWindowing. A FILTER isnotnull(time) over child when the
+ * list has a window(time, ...) call (_LEGACY_ERROR_TEMP_1039 for two different ones), else
+ * child; and for GROUP BY window(...), a PROJECT adding the `window` column over child with *pp
+ * replaced by a copy grouping by that column (child itself without one). NULL + error. */
+cs_logical_plan *cs_an_time_window_filter(cs_an_ctx *c, cs_logical_plan *child, cs_sql_expr **list,
+                                          int n);
+cs_logical_plan *cs_an_group_by_time_window(cs_an_ctx *c, cs_logical_plan *child,
+                                            const cs_logical_plan **pp);
+
 /* analyzer_expr.c */
 cs_sql_expr *cs_an_expr(cs_an_ctx *c, const cs_sql_expr *e, const cs_an_scope *s, int flags);
 /* json_tuple(json, k...) resolved as the inline(...) generator it equals (analyzer_json_tuple.c).

@@ -429,6 +429,14 @@ static int resolve_special(cs_sql_arena *a, cs_sql_expr *e, cs_error *err)
                                                CS_INTERVAL_SECOND, NULL));
         return 0;
     }
+    if (strcmp(fn, "make_interval") == 0) { /* CalendarIntervalType */
+        for (int i = 0; i < n && i < 6; i++)
+            if (cast_arg(a, e, i, prim(CS_TYPE_INT), "\"INT\"", err)) return CS_EINVAL;
+        if (n > 6 && cast_arg(a, e, 6, cs_tc_decimal(a, 18, 6), "\"DECIMAL(18,6)\"", err))
+            return CS_EINVAL;
+        e->type = prim(CS_TYPE_INTERVAL_CAL);
+        return 0;
+    }
     if (strcmp(fn, "make_ym_interval") == 0) {
         for (int i = 0; i < n; i++)
             if (cast_arg(a, e, i, prim(CS_TYPE_INT), "\"INT\"", err)) return CS_EINVAL;

@@ -1,7 +1,9 @@
 /*
  * agg_collect.c — the aggregates of agg_functions_ext.c that keep their group's values: the
  * state is a vector of 16-byte value forms (cs_sql_agg_load_value's) in the aggregate's arena
- * (geometric growth), hashed for collect_set; the buffer is the array of values.
+ * (geometric growth), hashed for collect_set; the buffer is the array of values. A struct value
+ * is kept as its normalized key bytes (sort_keys.c, whose equality is Spark's), copied into the
+ * arena as a binary value is, and decoded back when the buffer is made.
  *   collect_list / collect_set   non-null values in arrival order (the set without repeats).
  *   percentile / percentile_disc / median   evaluated over the values sorted as doubles: Spark's
  *       Percentile interpolates between the values at floor and ceil of (n - 1) * p (a double,
@@ -53,10 +55,17 @@ static void cvec_slots_put(cvec *v, cs_type_id id, int64_t k)
     v->slots[s] = (int32_t)(k + 1);
 }
 
-void cs_sql_collect_add(const cs_sql_agg *a, uint8_t *st, const cs_column *c, int64_t i,
-                        cs_sql_arena *arena)
+/* The type whose 16-byte form the state keeps: a struct is kept as its normalized key bytes
+ * (sort_keys.c), held as a binary value is. */
+static cs_type_id kept_id(const cs_sql_agg *a)
 {
-    cs_type_id id = a->arg_type->id;
+    return a->arg_type->id == CS_TYPE_STRUCT ? CS_TYPE_BINARY : a->arg_type->id;
+}
+
+/* Adds one value (cs_sql_agg_load_value's form) to the group's vector at st. */
+static void add_value(const cs_sql_agg *a, uint8_t *st, const uint8_t *val, cs_sql_arena *arena)
+{
+    cs_type_id id = kept_id(a);
     cvec *v;
     memcpy(&v, st, sizeof v);
     if (!v) {
@@ -64,8 +73,6 @@ void cs_sql_collect_add(const cs_sql_agg *a, uint8_t *st, const cs_column *c, in
         memset(v, 0, sizeof *v);
         memcpy(st, &v, sizeof v);
     }
-    uint8_t val[16] = {0};
-    cs_sql_agg_load_value(c, i, val);
     bool set = a->fn == CS_AGG_COLLECT_SET;
     if (set && v->nslots) {
         uint64_t m = (uint64_t)v->nslots - 1, s = value_hash(id, val) & m;
@@ -94,6 +101,47 @@ void cs_sql_collect_add(const cs_sql_agg *a, uint8_t *st, const cs_column *c, in
     }
 }
 
+void cs_sql_collect_add(const cs_sql_agg *a, uint8_t *st, const cs_column *c, int64_t i,
+                        cs_sql_arena *arena)
+{
+    uint8_t val[16] = {0};
+    cs_sql_agg_load_value(c, i, val);
+    add_value(a, st, val, arena);
+}
+
+void cs_sql_collect_add_rows(const cs_sql_agg *a, uint8_t *states, size_t stride,
+                             const int32_t *gid, const int32_t *row_off, const cs_column *c,
+                             int64_t row0, int64_t n, cs_sql_arena *arena)
+{
+    if (a->arg_type->id != CS_TYPE_STRUCT) {
+        for (int64_t k = 0; k < n; k++)
+            for (int64_t i = row_off ? row_off[k] : row0 + k;
+                 i < (row_off ? row_off[k + 1] : row0 + k + 1); i++)
+                if (cs_column_is_valid(c, i))
+                    cs_sql_collect_add(a, states + (size_t)gid[k] * stride + a->state_off, c, i,
+                                       arena);
+        return;
+    }
+    /* every row of c encoded at once, each value then kept as its bytes */
+    cs_column *cols[1] = {(cs_column *)c};
+    cs_col_batch b = {.schema = NULL, .num_rows = c->length, .n_columns = 1, .columns = cols};
+    cs_sort_key key = {.ordinal = 0, .nulls_first = true};
+    cs_sql_keybuf kb = {0};
+    cs_sql_keys_encode(&kb, &b, &key, 1, false);
+    for (int64_t k = 0; k < n; k++)
+        for (int64_t i = row_off ? row_off[k] : row0 + k;
+             i < (row_off ? row_off[k + 1] : row0 + k + 1); i++) {
+            if (!cs_column_is_valid(c, i)) continue;
+            uint8_t val[16] = {0};
+            const uint8_t *p = kb.bytes + kb.off[i];
+            int32_t len = (int32_t)(kb.off[i + 1] - kb.off[i]);
+            memcpy(val, &p, sizeof p);
+            memcpy(val + 8, &len, 4);
+            add_value(a, states + (size_t)gid[k] * stride + a->state_off, val, arena);
+        }
+    cs_sql_keybuf_free(&kb);
+}
+
 cs_column *cs_sql_collect_column(const cs_sql_agg *a, const uint8_t *states, size_t stride,
                                  int64_t g0, int64_t n, cs_col_allocator *alloc)
 {
@@ -118,7 +166,16 @@ cs_column *cs_sql_collect_column(const cs_sql_agg *a, const uint8_t *states, siz
             rows[24 * k + 16] = 1;
         }
     }
-    cs_column *elems = cs_sql_agg_value_column(a->arg_type, rows, 24, 0, 16, 0, total, alloc);
+    cs_column *elems;
+    if (a->arg_type->id == CS_TYPE_STRUCT) { /* decoded back from their key bytes */
+        const uint8_t **keys = cs_xmalloc(sizeof *keys * (size_t)(total > 0 ? total : 1));
+        for (int64_t e = 0; e < total; e++)
+            memcpy(&keys[e], rows + 24 * e, sizeof keys[e]);
+        cs_sql_keys_decode(keys, total, &a->arg_type, 1, alloc, &elems);
+        free(keys);
+    } else {
+        elems = cs_sql_agg_value_column(a->arg_type, rows, 24, 0, 16, 0, total, alloc);
+    }
     free(rows);
     cs_column *list = cs_col_builder_finish(b);
     cs_col_builder_free(b);

@@ -236,7 +236,7 @@ int cs_sql_agg_ext_bind(cs_sql_agg *a, const cs_agg_spec *spec, cs_error *err)
         return 1;
     case CS_AGG_COLLECT_LIST:
     case CS_AGG_COLLECT_SET:
-        if (!t || !cs_sql_key_type_ok(t) || t->id == CS_TYPE_NULL)
+        if (!t || !cs_sql_group_key_type_ok(t) || t->id == CS_TYPE_NULL)
             return cs_sql_agg_bad_arg(fn, t, err), -1;
         a->impl = fn == CS_AGG_COLLECT_LIST ? X_COLLECT_LIST : X_COLLECT_SET;
         a->n_buf = 1;
@@ -440,9 +440,7 @@ int cs_sql_agg_ext_update(const cs_sql_agg *a, uint8_t *states, size_t stride, c
     case X_COLLECT_SET:
     case X_PERCENTILE:
     case X_MODE:
-        for (int64_t k = 0; k < n; k++)
-            if (cs_column_is_valid(in, row0 + k))
-                cs_sql_collect_add(a, STATE(gid[k]), in, row0 + k, arena);
+        cs_sql_collect_add_rows(a, states, stride, gid, NULL, in, row0, n, arena);
         return CS_OK;
     case X_HLL: {
         uint64_t h[256];
@@ -530,6 +528,10 @@ int cs_sql_agg_ext_merge(const cs_sql_agg *a, uint8_t *states, size_t stride, co
     case X_COLLECT_SET: {
         const cs_column *list = bufs[0], *el = list->children[0];
         const int32_t *off = cs_column_offsets(list);
+        if (a->arg_type->id == CS_TYPE_STRUCT) { /* a null buffer has no elements */
+            cs_sql_collect_add_rows(a, states, stride, gid, off, el, 0, n, arena);
+            return CS_OK;
+        }
         for (int64_t i = 0; i < n; i++) {
             if (!cs_column_is_valid(list, i)) continue;
             for (int32_t e = off[i]; e < off[i + 1]; e++)

@@ -211,7 +211,7 @@ static bool sorts_before(const cs_column *el, int32_t x, int32_t y, bool asc)
 {
     bool vx = cs_column_is_valid(el, x), vy = cs_column_is_valid(el, y);
     if (!vx || !vy) return asc ? !vx && vy : vx && !vy;
-    int c = cs_px_elem_cmp(el, x, el, y);
+    int c = cs_px_value_cmp(el, x, el, y);
     return asc ? c < 0 : c > 0;
 }
 

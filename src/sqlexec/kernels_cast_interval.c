@@ -223,5 +223,5 @@ cs_px_kernel cs_px_cast_interval_lookup(const cs_col_type *from, const cs_col_ty
     if (from->id == CS_TYPE_STRING &&
         (to->id == CS_TYPE_INTERVAL_YM || to->id == CS_TYPE_INTERVAL_DT))
         return string_to_interval;
-    return NULL;
+    return cs_px_cast_calendar_lookup(from, to);
 }

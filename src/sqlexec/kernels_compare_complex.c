@@ -30,7 +30,7 @@ static bool comparable(const cs_col_type *t)
 }
 
 /* Spark's ordering of a[i] and b[j], both valid, of one type. */
-static int value_cmp(const cs_column *a, int64_t i, const cs_column *b, int64_t j)
+int cs_px_value_cmp(const cs_column *a, int64_t i, const cs_column *b, int64_t j)
 {
     if (a->type->id == CS_TYPE_NULL) return 0;
     if (a->type->id == CS_TYPE_STRUCT) {
@@ -41,7 +41,7 @@ static int value_cmp(const cs_column *a, int64_t i, const cs_column *b, int64_t 
                 if (vx != vy) return vx ? 1 : -1;
                 continue;
             }
-            int c = value_cmp(x, i, y, j);
+            int c = cs_px_value_cmp(x, i, y, j);
             if (c) return c;
         }
         return 0;
@@ -56,7 +56,7 @@ static int value_cmp(const cs_column *a, int64_t i, const cs_column *b, int64_t 
             if (vx != vy) return vx ? 1 : -1;
             continue;
         }
-        int c = value_cmp(ea, oa[i] + e, eb, ob[j] + e);
+        int c = cs_px_value_cmp(ea, oa[i] + e, eb, ob[j] + e);
         if (c) return c;
     }
     return (la > lb) - (la < lb);
@@ -80,7 +80,7 @@ static int cmp_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_colum
             }
             v = vx == vy;
         } else {
-            int c = value_cmp(a[0], i * sa, a[1], i * sb);
+            int c = cs_px_value_cmp(a[0], i * sa, a[1], i * sb);
             v = fn[0] == '=' || null_safe ? c == 0
                 : strcmp(fn, "!=") == 0   ? c != 0
                 : strcmp(fn, "<") == 0    ? c < 0

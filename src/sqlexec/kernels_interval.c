@@ -191,6 +191,7 @@ cs_px_kernel cs_px_interval_lookup(const char *fn, const cs_col_type *const *t, 
     if (n == 2 && strcmp(fn, "date_part") == 0 && t[0]->id == CS_TYPE_STRING &&
         t[1]->id == CS_TYPE_INTERVAL_DT && result->id == CS_TYPE_DECIMAL && result->scale == 6)
         return field_kernel; /* the analyzer types only a literal SECOND field so */
+    if (result->id == CS_TYPE_INTERVAL_CAL) return cs_px_interval_make_lookup(fn, t, n, result);
     if (!is_interval(result->id)) return NULL;
     cs_px_kernel make = cs_px_interval_make_lookup(fn, t, n, result);
     if (make) return make;

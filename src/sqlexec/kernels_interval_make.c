@@ -59,5 +59,5 @@ cs_px_kernel cs_px_interval_make_lookup(const char *fn, const cs_col_type *const
         t[1]->id == CS_TYPE_INT && t[2]->id == CS_TYPE_INT && t[3]->id == CS_TYPE_DECIMAL &&
         t[3]->scale == 6 && result->id == CS_TYPE_INTERVAL_DT)
         return make_interval_kernel;
-    return NULL;
+    return cs_px_calendar_make_lookup(fn, t, n, result);
 }

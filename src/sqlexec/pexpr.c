@@ -248,6 +248,9 @@ cs_px_kernel cs_px_lookup_call(const char *fn, const cs_col_type *const *t, int 
     if (!k) k = cs_px_json_lookup(fn, t, n, result);
     if (!k) k = cs_px_construct_lookup(fn, t, n, result);
     if (!k) k = cs_px_misc_lookup(fn, t, n, result);
+    if (!k) k = cs_px_random_lookup(fn, t, n, result);
+    if (!k) k = cs_px_sentences_lookup(fn, t, n, result);
+    if (!k) k = cs_px_mask_lookup(fn, t, n, result);
     if (!k) k = cs_px_digest_lookup(fn, t, n, result);
     if (!k) k = cs_px_access_lookup(fn, t, n, result);
     if (!k) k = cs_px_math_more_lookup(fn, t, n, result);

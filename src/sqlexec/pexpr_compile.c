@@ -94,6 +94,7 @@ static int build(cs_px_node *n, const cs_pexpr *e, const cs_col_type *schema, cs
         if (cs_px_is_lazy(e->fn)) return CS_OK;
         n->kernel = cs_px_lookup_call(e->fn, at, e->n_args, e->type);
         if (!n->kernel) return no_kernel(e, err);
+        if (cs_px_is_random(e->fn)) n->rng = cs_xcalloc(1, sizeof *n->rng);
         /* arithmetic and the other functions Spark checks at run time */
         n->could_raise = true;
         return CS_OK;
@@ -106,6 +107,7 @@ static void free_node(cs_px_node *n)
     for (int i = 0; i < n->n_children; i++)
         free_node(&n->children[i]);
     free(n->children);
+    free(n->rng);
     cs_px_lambda_free(n->lambda);
 }
 

@@ -295,7 +295,7 @@ static int eval_node_once(const cs_px_node *n, cs_col_batch *b, const eval_env *
     for (; done < na && rc == CS_OK; done++)
         rc = eval_node(&n->children[done], b, env, &args[done]);
     if (rc == CS_OK) {
-        cs_px_kctx k = {e, env->ctx, env->alloc, env->err, b->num_rows};
+        cs_px_kctx k = {e, env->ctx, env->alloc, env->err, b->num_rows, n->rng};
         rc = n->kernel(&k, args, na, out);
     }
     for (int i = 0; i < done; i++)

@@ -24,12 +24,25 @@
 #include "sqlexec/pexpr.h"
 #include "sqlexec/sql_error.h"
 
+/* A nondeterministic function's generator (kernels_random.c), kept by its compiled node and
+ * moved on across the task's batches: XORShiftRandom's seed for rand / randn (with
+ * nextGaussian's second deviate), the Mersenne Twister's words for uuid. */
+typedef struct cs_px_rng {
+    bool started; /* seeded at the first batch, from the seed argument and the partition */
+    uint64_t xs;
+    bool have_gauss;
+    double next_gauss;
+    int mti;
+    uint32_t mt[624];
+} cs_px_rng;
+
 typedef struct cs_px_kctx {
     const cs_pexpr *e; /* the node: result type, name, cast mode */
     const cs_sql_exec_ctx *ctx;
     cs_col_allocator *alloc;
     cs_error *err;
-    int64_t n; /* rows of the result */
+    int64_t n;      /* rows of the result */
+    cs_px_rng *rng; /* the node's generator (cs_px_is_random functions), else NULL */
 } cs_px_kctx;
 
 typedef int (*cs_px_kernel)(const cs_px_kctx *k, cs_column *const *args, int n_args,
@@ -50,7 +63,8 @@ struct cs_px_node {
     cs_px_hof hof;        /* a higher-order function: evaluated by pexpr_eval.c through it */
     cs_px_lambda *lambda; /* lambdafunction(body, vars...): its body, compiled; no children */
     bool could_raise;
-    int shared; /* the slot of a subexpression shared across programs (pexpr_cse.c), or -1 */
+    int shared;     /* the slot of a subexpression shared across programs (pexpr_cse.c), or -1 */
+    cs_px_rng *rng; /* a nondeterministic function's generator (owned), else NULL */
     int n_children;
     cs_px_node *children;
 };
@@ -258,12 +272,29 @@ cs_px_kernel cs_px_interval_make_lookup(const char *fn, const cs_col_type *const
                                         const cs_col_type *result);
 cs_px_kernel cs_px_digest_lookup(const char *fn, const cs_col_type *const *t, int n,
                                  const cs_col_type *result);
+/* rand, randn, uuid (kernels_random.c): is fn one of them (its node keeps a cs_px_rng) */
+bool cs_px_is_random(const char *fn);
+cs_px_kernel cs_px_random_lookup(const char *fn, const cs_col_type *const *t, int n,
+                                 const cs_col_type *result);
+/* make_interval and calendar intervals as strings (kernels_interval_calendar.c) */
+cs_px_kernel cs_px_calendar_make_lookup(const char *fn, const cs_col_type *const *t, int n,
+                                        const cs_col_type *result);
+cs_px_kernel cs_px_cast_calendar_lookup(const cs_col_type *from, const cs_col_type *to);
+/* mask (kernels_mask.c) */
+cs_px_kernel cs_px_mask_lookup(const char *fn, const cs_col_type *const *t, int n,
+                               const cs_col_type *result);
+/* sentences (kernels_sentences.c) */
+cs_px_kernel cs_px_sentences_lookup(const char *fn, const cs_col_type *const *t, int n,
+                                    const cs_col_type *result);
 cs_px_kernel cs_px_misc_lookup(const char *fn, const cs_col_type *const *t, int n,
                                const cs_col_type *result);
 /* Whether a and b are the same type up to nullability flags (kernels_construct.c). */
 bool cs_px_type_same(const cs_col_type *a, const cs_col_type *b);
 /* Spark's ordering of a[i] and b[j], both valid, of one comparable type (kernels_collection.c). */
 int cs_px_elem_cmp(const cs_column *a, int64_t i, const cs_column *b, int64_t j);
+/* cs_px_elem_cmp for any comparable type: arrays element by element, structs field by field,
+ * nulls first (kernels_compare_complex.c). */
+int cs_px_value_cmp(const cs_column *a, int64_t i, const cs_column *b, int64_t j);
 cs_px_kernel cs_px_json_lookup(const char *fn, const cs_col_type *const *t, int n,
                                const cs_col_type *result);
 cs_px_kernel cs_px_json_write_lookup(const char *fn, const cs_col_type *const *t, int n,

@@ -87,7 +87,7 @@ static int type_from(decoder *d, const Cspark__SqlType *pb, int depth, cs_col_ty
         return rc;
     }
     default:
-        if (pb->id < CS_TYPE_NULL || pb->id > CS_TYPE_INTERVAL_DT)
+        if (pb->id < CS_TYPE_NULL || pb->id > CS_TYPE_INTERVAL_CAL)
             return bad(d, "unknown type id %d", pb->id);
         *out = cs_col_type_primitive((cs_type_id)pb->id);
         break;

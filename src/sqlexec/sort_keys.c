@@ -44,6 +44,14 @@ bool cs_sql_key_type_ok(const cs_col_type *t)
            key_width(t->id) > 0;
 }
 
+bool cs_sql_group_key_type_ok(const cs_col_type *t)
+{
+    if (t->id != CS_TYPE_STRUCT) return cs_sql_key_type_ok(t);
+    for (int f = 0; f < t->n_fields; f++)
+        if (!cs_sql_group_key_type_ok(t->fields[f].type)) return false;
+    return true;
+}
+
 static void put_be(uint8_t *p, uint64_t v, int w)
 {
     for (int i = w - 1; i >= 0; i--) {
@@ -137,6 +145,86 @@ static void grow(cs_sql_keybuf *kb, int64_t rows)
     }
 }
 
+/* Adds the encoded length of row i of c to len[i] for every row (a null row of a struct still
+ * writes its fields, as nulls, so that every null struct encodes alike). */
+static void add_lengths(const cs_column *c, int64_t n, const uint8_t *parent_null, int64_t *len)
+{
+    cs_type_id id = c->type->id;
+    if (id == CS_TYPE_STRUCT) {
+        uint8_t *null = cs_xmalloc((size_t)(n > 0 ? n : 1));
+        for (int64_t i = 0; i < n; i++) {
+            null[i] = (parent_null && parent_null[i]) || !cs_column_is_valid(c, i);
+            len[i] += 1;
+        }
+        for (int f = 0; f < c->n_children; f++)
+            add_lengths(c->children[f], n, null, len);
+        free(null);
+        return;
+    }
+    int w = key_width(id);
+    bool var = id == CS_TYPE_STRING || id == CS_TYPE_BINARY;
+    for (int64_t i = 0; i < n; i++) {
+        if (id == CS_TYPE_NULL || (parent_null && parent_null[i]) || !cs_column_is_valid(c, i)) {
+            len[i] += 1;
+        } else if (var) {
+            int32_t l;
+            const uint8_t *s = cs_column_bytes(c, i, &l);
+            len[i] += 1 + (int64_t)stuffed_len(s, l);
+        } else {
+            len[i] += 1 + w;
+        }
+    }
+}
+
+/* Writes row i of c at out + pos[i] for every row, moving pos[i] on. */
+static void put_values(const cs_column *c, int64_t n, const uint8_t *parent_null,
+                       const cs_sort_key *key, uint8_t *out, int64_t *pos)
+{
+    cs_type_id id = c->type->id;
+    uint8_t null_marker = key->nulls_first ? 0x00 : 0x02;
+    uint8_t inv = key->descending ? 0xFF : 0x00;
+    if (id == CS_TYPE_STRUCT) {
+        uint8_t *null = cs_xmalloc((size_t)(n > 0 ? n : 1));
+        for (int64_t i = 0; i < n; i++) {
+            null[i] = (parent_null && parent_null[i]) || !cs_column_is_valid(c, i);
+            out[pos[i]++] = null[i] ? null_marker : 0x01;
+        }
+        for (int f = 0; f < c->n_children; f++)
+            put_values(c->children[f], n, null, key, out, pos);
+        free(null);
+        return;
+    }
+    int w = key_width(id);
+    bool var = id == CS_TYPE_STRING || id == CS_TYPE_BINARY;
+    for (int64_t i = 0; i < n; i++) {
+        uint8_t *p = out + pos[i];
+        if (id == CS_TYPE_NULL || (parent_null && parent_null[i]) || !cs_column_is_valid(c, i)) {
+            *p = null_marker;
+            pos[i] += 1;
+            continue;
+        }
+        *p++ = 0x01;
+        uint8_t *start = p;
+        if (var) {
+            int32_t len;
+            const uint8_t *s = cs_column_bytes(c, i, &len);
+            for (int32_t j = 0; j < len; j++) {
+                *p++ = s[j];
+                if (s[j] == 0) *p++ = 0xFF;
+            }
+            *p++ = 0;
+            *p++ = 0;
+        } else {
+            encode_fixed(c, i, w, p);
+            p += w;
+        }
+        if (inv)
+            for (uint8_t *q = start; q < p; q++)
+                *q ^= inv;
+        pos[i] = p - out;
+    }
+}
+
 void cs_sql_keys_encode(cs_sql_keybuf *kb, const cs_col_batch *b, const cs_sort_key *keys,
                         int n_keys, bool with_hash)
 {
@@ -144,27 +232,14 @@ void cs_sql_keys_encode(cs_sql_keybuf *kb, const cs_col_batch *b, const cs_sort_
     grow(kb, n);
     int64_t *off = kb->off;
     memset(kb->any_null, 0, (size_t)n);
-    /* pass 1: each row's length (in off[i + 1]) */
+    /* pass 1: each row's length (in off[i + 1]); a null key (not a null field) marks the row */
     for (int64_t i = 0; i <= n; i++)
         off[i] = 0;
     for (int k = 0; k < n_keys; k++) {
         const cs_column *c = b->columns[keys[k].ordinal];
-        cs_type_id id = c->type->id;
-        int w = key_width(id);
-        bool var = id == CS_TYPE_STRING || id == CS_TYPE_BINARY;
-        for (int64_t i = 0; i < n; i++) {
-            bool valid = id != CS_TYPE_NULL && cs_column_is_valid(c, i);
-            if (!valid) {
-                kb->any_null[i] = 1;
-                off[i + 1] += 1;
-            } else if (var) {
-                int32_t len;
-                const uint8_t *s = cs_column_bytes(c, i, &len);
-                off[i + 1] += 1 + (int64_t)stuffed_len(s, len);
-            } else {
-                off[i + 1] += 1 + w;
-            }
-        }
+        for (int64_t i = 0; i < n; i++)
+            if (c->type->id == CS_TYPE_NULL || !cs_column_is_valid(c, i)) kb->any_null[i] = 1;
+        add_lengths(c, n, NULL, off + 1);
     }
     for (int64_t i = 0; i < n; i++)
         off[i + 1] += off[i];
@@ -178,41 +253,8 @@ void cs_sql_keys_encode(cs_sql_keybuf *kb, const cs_col_batch *b, const cs_sort_
     int64_t *pos = cs_xmalloc(sizeof *pos * (size_t)(n + 1));
     memcpy(pos, off, sizeof *pos * (size_t)n);
     uint8_t *out = kb->bytes;
-    for (int k = 0; k < n_keys; k++) {
-        const cs_column *c = b->columns[keys[k].ordinal];
-        cs_type_id id = c->type->id;
-        int w = key_width(id);
-        bool var = id == CS_TYPE_STRING || id == CS_TYPE_BINARY;
-        uint8_t null_marker = keys[k].nulls_first ? 0x00 : 0x02;
-        uint8_t inv = keys[k].descending ? 0xFF : 0x00;
-        for (int64_t i = 0; i < n; i++) {
-            uint8_t *p = out + pos[i];
-            if (id == CS_TYPE_NULL || !cs_column_is_valid(c, i)) {
-                *p = null_marker;
-                pos[i] += 1;
-                continue;
-            }
-            *p++ = 0x01;
-            uint8_t *start = p;
-            if (var) {
-                int32_t len;
-                const uint8_t *s = cs_column_bytes(c, i, &len);
-                for (int32_t j = 0; j < len; j++) {
-                    *p++ = s[j];
-                    if (s[j] == 0) *p++ = 0xFF;
-                }
-                *p++ = 0;
-                *p++ = 0;
-            } else {
-                encode_fixed(c, i, w, p);
-                p += w;
-            }
-            if (inv)
-                for (uint8_t *q = start; q < p; q++)
-                    *q ^= inv;
-            pos[i] = p - out;
-        }
-    }
+    for (int k = 0; k < n_keys; k++)
+        put_values(b->columns[keys[k].ordinal], n, NULL, &keys[k], out, pos);
     free(pos);
     if (with_hash)
         for (int64_t i = 0; i < n; i++)
@@ -275,61 +317,84 @@ static void decode_fixed(cs_type_id id, int w, const uint8_t *p, uint8_t *dst)
     }
 }
 
+/* One column of `type` from the encodings at cur[0..n), moving each cursor past it. */
+static cs_column *decode_column(const uint8_t **cur, int64_t n, cs_col_type *type,
+                                cs_col_allocator *alloc)
+{
+    cs_type_id id = type->id;
+    cs_col_builder *b = cs_col_builder_new(alloc, type);
+    uint8_t *valid = cs_xmalloc((size_t)(n > 0 ? n : 1));
+    if (id == CS_TYPE_STRUCT) {
+        bool any_null = false;
+        for (int64_t i = 0; i < n; i++) {
+            valid[i] = *cur[i]++ == 0x01;
+            any_null |= !valid[i];
+        }
+        cs_col_builder_append_structs(b, n, any_null ? valid : NULL);
+        cs_column *r = cs_col_builder_finish(b);
+        cs_col_builder_free(b);
+        free(valid);
+        /* the builder's fields are empty: hand it the fields decoded on their own */
+        for (int f = 0; f < r->n_children; f++) {
+            cs_column_unref(r->children[f]);
+            r->children[f] = decode_column(cur, n, type->fields[f].type, alloc);
+        }
+        return r;
+    }
+    if (id == CS_TYPE_STRING || id == CS_TYPE_BINARY) {
+        cs_sbuf sb = {0};
+        for (int64_t i = 0; i < n; i++) {
+            const uint8_t *p = cur[i];
+            if (*p++ != 0x01) {
+                cs_col_builder_append_nulls(b, 1);
+                cur[i] = p;
+                continue;
+            }
+            sb.len = 0;
+            for (;;) {
+                if (p[0] == 0 && p[1] == 0) break;
+                cs_sbuf_putc(&sb, (char)p[0]);
+                p += p[0] == 0 ? 2 : 1;
+            }
+            cs_col_builder_append_string(b, sb.len ? sb.data : "", sb.len);
+            cur[i] = p + 2;
+        }
+        cs_sbuf_free(&sb);
+    } else if (id == CS_TYPE_NULL) {
+        for (int64_t i = 0; i < n; i++)
+            cur[i]++;
+        cs_col_builder_append_nulls(b, n);
+    } else {
+        int w = key_width(id);
+        int bw = id == CS_TYPE_BOOLEAN ? 1 : w;
+        uint8_t *vals = cs_xcalloc((size_t)(n > 0 ? n : 1), (size_t)bw);
+        bool any_null = false;
+        for (int64_t i = 0; i < n; i++) {
+            const uint8_t *p = cur[i];
+            valid[i] = *p++ == 0x01;
+            if (valid[i]) {
+                decode_fixed(id, w, p, vals + (size_t)bw * (size_t)i);
+                p += w;
+            } else {
+                any_null = true;
+            }
+            cur[i] = p;
+        }
+        cs_col_builder_append_values(b, vals, n, any_null ? valid : NULL);
+        free(vals);
+    }
+    free(valid);
+    cs_column *c = cs_col_builder_finish(b);
+    cs_col_builder_free(b);
+    return c;
+}
+
 void cs_sql_keys_decode(const uint8_t *const *rows, int64_t n, cs_col_type *const *types,
                         int n_types, cs_col_allocator *alloc, cs_column **cols)
 {
     const uint8_t **cur = cs_xmalloc(sizeof *cur * (size_t)(n > 0 ? n : 1));
     memcpy(cur, rows, sizeof *cur * (size_t)n);
-    uint8_t *valid = cs_xmalloc((size_t)(n > 0 ? n : 1));
-    uint8_t *vals = cs_xmalloc(16 * (size_t)(n > 0 ? n : 1));
-    cs_sbuf sb = {0};
-    for (int k = 0; k < n_types; k++) {
-        cs_type_id id = types[k]->id;
-        cs_col_builder *b = cs_col_builder_new(alloc, types[k]);
-        if (id == CS_TYPE_STRING || id == CS_TYPE_BINARY) {
-            for (int64_t i = 0; i < n; i++) {
-                const uint8_t *p = cur[i];
-                if (*p++ != 0x01) {
-                    cs_col_builder_append_nulls(b, 1);
-                    cur[i] = p;
-                    continue;
-                }
-                sb.len = 0;
-                for (;;) {
-                    if (p[0] == 0 && p[1] == 0) break;
-                    cs_sbuf_putc(&sb, (char)p[0]);
-                    p += p[0] == 0 ? 2 : 1;
-                }
-                cs_col_builder_append_string(b, sb.len ? sb.data : "", sb.len);
-                cur[i] = p + 2;
-            }
-        } else if (id == CS_TYPE_NULL) {
-            for (int64_t i = 0; i < n; i++)
-                cur[i]++;
-            cs_col_builder_append_nulls(b, n);
-        } else {
-            int w = key_width(id);
-            int bw = id == CS_TYPE_BOOLEAN ? 1 : w;
-            memset(vals, 0, (size_t)bw * (size_t)n);
-            bool any_null = false;
-            for (int64_t i = 0; i < n; i++) {
-                const uint8_t *p = cur[i];
-                valid[i] = *p++ == 0x01;
-                if (valid[i]) {
-                    decode_fixed(id, w, p, vals + (size_t)bw * (size_t)i);
-                    p += w;
-                } else {
-                    any_null = true;
-                }
-                cur[i] = p;
-            }
-            cs_col_builder_append_values(b, vals, n, any_null ? valid : NULL);
-        }
-        cols[k] = cs_col_builder_finish(b);
-        cs_col_builder_free(b);
-    }
-    cs_sbuf_free(&sb);
-    free(vals);
-    free(valid);
+    for (int k = 0; k < n_types; k++)
+        cols[k] = decode_column(cur, n, types[k], alloc);
     free(cur);
 }

@@ -13,7 +13,8 @@
  * float/double normalized (-0.0 -> 0.0, every NaN -> the canonical NaN) then the IEEE bits made
  * monotone; decimals as 16-byte big-endian two's complement with the sign bit flipped; booleans
  * one byte; strings and binary with each 0x00 byte written 0x00 0xFF and ended by 0x00 0x00 (so
- * no key is a prefix of another). Keys encoded with all-ASC NULLS FIRST decode back into columns
+ * no key is a prefix of another); structs as their marker then each field's encoding (the fields
+ * of a null struct as nulls). Keys encoded with all-ASC NULLS FIRST decode back into columns
  * (cs_sql_keys_decode), which is how the aggregate outputs its group keys.
  */
 #ifndef CSPARK_SQLEXEC_SQL_OPS_INTERNAL_H
@@ -36,6 +37,9 @@
 
 /* Whether a key of this type can be encoded (fixed-width types, string, binary). */
 bool cs_sql_key_type_ok(const cs_col_type *t);
+/* Whether a group key of this type can be encoded: those, and structs of them (a struct is its
+ * marker byte then its fields' encodings, a null struct's fields written as nulls). */
+bool cs_sql_group_key_type_ok(const cs_col_type *t);
 
 /* Encoded keys of rows [0, n) of a batch: row i is bytes[off[i] .. off[i+1]). any_null[i] says
  * a key column of row i is null (joins skip those rows). Buffers are reused between batches
@@ -276,6 +280,12 @@ bool cs_sql_stat_result(cs_agg_fn fn, const uint8_t *st, double *out);
 /* Adds row i of c (non-null) to the group's values at st. */
 void cs_sql_collect_add(const cs_sql_agg *a, uint8_t *st, const cs_column *c, int64_t i,
                         cs_sql_arena *arena);
+/* Adds the non-null rows of c to the groups' states (states + gid[k] * stride + state_off): row
+ * row0 + k to group gid[k], or, with row_off, rows [row_off[k], row_off[k + 1]) (a merged
+ * buffer's elements). The way in for struct values (encoded a column at a time). */
+void cs_sql_collect_add_rows(const cs_sql_agg *a, uint8_t *states, size_t stride,
+                             const int32_t *gid, const int32_t *row_off, const cs_column *c,
+                             int64_t row0, int64_t n, cs_sql_arena *arena);
 /* The groups' values as an array column of a->buf_types[0] (the buffer; collect's result). */
 cs_column *cs_sql_collect_column(const cs_sql_agg *a, const uint8_t *states, size_t stride,
                                  int64_t g0, int64_t n, cs_col_allocator *alloc);

@@ -253,6 +253,15 @@ SAMPLE_FN void dump_value(const cs_column *c, int64_t i, FILE *out)
         fprintf(out, "d:%016" PRIx64, u);
         return;
     }
+    case CS_TYPE_INTERVAL_CAL: { /* months, days, nanoseconds */
+        int32_t m, d;
+        int64_t ns;
+        memcpy(&m, p + 16 * i, 4);
+        memcpy(&d, p + 16 * i + 4, 4);
+        memcpy(&ns, p + 16 * i + 8, 8);
+        fprintf(out, "%dm%dd%" PRId64 "ns", m, d, ns);
+        return;
+    }
     case CS_TYPE_DECIMAL: {
         __int128 v;
         memcpy(&v, p + 16 * i, 16);

@@ -40,3 +40,6 @@ SELECT sort_array(array('b', 'A', 'a', 'B')), array_sort(array(3, 1, 2), (l, r) 
 SELECT typeof(array(1, 2L)), typeof(map('a', 1.5)), typeof(named_struct('x', 1Y)), typeof(array());
 SELECT array(1, 2) = array(1, 2), named_struct('a', 1) = named_struct('a', 1), array(1, NULL) = array(1, NULL);
 SELECT get_json_object('{"a": {"b": [1, 2]}}', '$.a.b[1]'), json_tuple('{"x": 1, "y": "z"}', 'x', 'y'), to_json(named_struct('a', 1, 'b', array(1))), from_json('{"a": 5}', 'a INT');
+SELECT name, sort_array(collect_set(named_struct('q', qtr, 'n', named_struct('a', amt)))) FROM p GROUP BY name;
+SELECT s, count(*), sum(amt) FROM (SELECT named_struct('q', qtr, 'big', amt > 4) AS s, amt FROM p) GROUP BY s;
+SELECT s.q, count(*) FROM (SELECT IF(amt > 9, NULL, named_struct('q', qtr)) AS s FROM p) GROUP BY s;

@@ -41,3 +41,6 @@ SELECT d FROM VALUES (DATE '2024-01-15'), (DATE '2024-02-15') AS t(d) WHERE d < 
 SELECT date_add(DATE '2024-01-01', 2147483647);
 SELECT window(TIMESTAMP '2024-01-01 10:07:00', '5 minutes').start;
 SELECT convert_timezone('UTC', 'America/New_York', TIMESTAMP_NTZ '2024-07-01 12:00:00'), from_utc_timestamp(TIMESTAMP '2024-07-01 12:00:00', 'Asia/Tokyo'), to_utc_timestamp(TIMESTAMP '2024-07-01 12:00:00', 'Europe/Paris');
+SELECT make_interval(-1, 1), make_interval(0, 0, 0, 0, -1, 0, 0.000001), make_interval(0, 0, 0, 0, 0, 0, -0.5), typeof(make_interval(1));
+--@ordered
+SELECT id, make_interval(0, CAST(id AS INT), 0, 1, 0, 0, 0.5) FROM range(0, 5, 1, 2) ORDER BY id DESC;

@@ -36,3 +36,7 @@ SELECT id, id * id / 7, id div 3, id % 3 FROM range(-3, 4);
 SELECT sum(id), sum(id) / count(id), avg(id) FROM range(1, 101);
 SELECT random(7) IS NOT NULL, rand(1) >= 0, uuid() IS NOT NULL;
 SELECT 10 - 2 - 3, 2 * 3 + 4 * 5, 100 / 10 / 5, -2 * -3, +4;
+-- seeded generators: XORShiftRandom(seed + partition index), one partition here
+SELECT rand(0), randn(0), rand(NULL), random(42), length(uuid()), substr(uuid(), 15, 1);
+--@ordered
+SELECT id, rand(3), randn(3) FROM range(0, 4, 1, 1) ORDER BY id;

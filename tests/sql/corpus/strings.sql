@@ -40,3 +40,5 @@ SELECT 'tab\there', 'new\nline', 'quote''s', "double";
 SELECT sentences('Hi there. How are you?'), mask('AbCd-123'), 'it''s' AS adjacent_literals;
 SELECT str_to_map('a:1,b:2'), str_to_map('k=v;x=y', ';', '=');
 SELECT 'abc' < 'abd', 'abc' = 'ABC', lower('ABC') = 'abc';
+SELECT sentences('Hello world! How are you? Fine.'), sentences('One 2.5 three, four.', 'en', 'US'), sentences(NULL), sentences('');
+SELECT sentences('Is it 10.5 km... or more? Mr. Smith said no.'), mask('AbCd-123', 'Q', 'q', 'd', 'o'), mask(NULL), mask('x9Y-z', NULL, NULL, NULL, NULL);

@@ -86,6 +86,24 @@ static inline void t_value(const cs_column *c, int64_t i, cs_sbuf *out)
     }
     const uint8_t *v = c->values;
     switch (c->type->id) {
+    case CS_TYPE_STRUCT: /* {field, field} */
+        cs_sbuf_putc(out, '{');
+        for (int f = 0; f < c->n_children; f++) {
+            if (f) cs_sbuf_puts(out, ", ");
+            t_value(c->children[f], i, out);
+        }
+        cs_sbuf_putc(out, '}');
+        break;
+    case CS_TYPE_ARRAY: { /* [element, element] */
+        const int32_t *off = cs_column_offsets(c);
+        cs_sbuf_putc(out, '[');
+        for (int32_t e = off[i]; e < off[i + 1]; e++) {
+            if (e > off[i]) cs_sbuf_puts(out, ", ");
+            t_value(c->children[0], e, out);
+        }
+        cs_sbuf_putc(out, ']');
+        break;
+    }
     case CS_TYPE_BOOLEAN:
         cs_sbuf_puts(out, cs_bit_get(v, i) ? "true" : "false");
         break;

@@ -6,7 +6,8 @@
  * of sum (long and decimal), a global sum and count of narrow integers with nulls (the one-group
  * path), decimal sum/avg types and rounding, a spill under a small task memory equal to the
  * in-memory result with non-zero spill metrics, and integral keys of every width kept as words
- * (extremes, nulls, a spill).
+ * (extremes, nulls, a spill); a struct group key and collect_set / collect_list of structs
+ * (through Partial and Final buffers).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -488,6 +489,75 @@ static void test_integral_keys_of_each_width_with_nulls(void **state)
     cs_col_type_unref(gs);
 }
 
+/* struct<a: bigint, s: string> rows {1, 'x'}, {1, 'x'}, NULL, {1, NULL}, NULL, {2, 'x'} */
+static cs_column *struct_keys(cs_col_type *type)
+{
+    int64_t a[] = {1, 1, 0, 1, 0, 2};
+    const char *s[] = {"x", "x", "", "", "", "x"};
+    uint8_t valid[] = {1, 1, 0, 1, 0, 1}, s_valid[] = {1, 1, 0, 0, 0, 1};
+    cs_col_builder *b = cs_col_builder_new(NULL, type);
+    cs_col_builder_append_structs(b, 6, valid);
+    cs_col_builder_append_values(cs_col_builder_child(b, 0), a, 6, valid);
+    cs_col_builder *sb = cs_col_builder_child(b, 1);
+    for (int i = 0; i < 6; i++)
+        if (s_valid[i])
+            cs_col_builder_append_string(sb, s[i], strlen(s[i]));
+        else
+            cs_col_builder_append_nulls(sb, 1);
+    cs_column *c = cs_col_builder_finish(b);
+    cs_col_builder_free(b);
+    return c;
+}
+
+/* GROUP BY a struct (Spark's window(...) groups by one) and collect_list / collect_set of
+ * structs: equal structs are one group, null structs one more, a null field is a value */
+static void test_struct_keys_and_collected_structs(void **state)
+{
+    (void)state;
+    cs_col_field f[] = {{"a", T(CS_TYPE_LONG), true}, {"s", T(CS_TYPE_STRING), true}};
+    cs_col_type *st = cs_col_type_struct(f, 2);
+    const char *names[] = {"k", "v"};
+    cs_col_type *schema = t_schema(2, names, (cs_col_type *[]){st, T(CS_TYPE_LONG)});
+    int64_t v[] = {1, 2, 3, 4, 5, 6};
+    cs_col_batch *b[1] = {
+        t_batch(schema, (cs_column *[]){struct_keys(st), t_longs(v, 6, NULL)}, 6)};
+    cs_agg_spec aggs[] = {{CS_AGG_COUNT_STAR, -1, NULL},
+                          {CS_AGG_SUM, 1, T(CS_TYPE_LONG)},
+                          {CS_AGG_COLLECT_SET, 0, st}};
+    cs_error err = {0};
+    cs_sql_op *op = cs_sql_op_hash_aggregate(t_leaf(schema, b, 1), CS_AGG_COMPLETE, (int[]){0}, 1,
+                                             aggs, 3, &err);
+    assert_non_null(op);
+    cs_sql_exec_ctx ctx = t_ctx();
+    t_rows r = t_run(op, &ctx);
+    assert_int_equal(r.rc, CS_OK);
+    t_rows_sort(&r);
+    assert_int_equal(r.n, 4);
+    assert_string_equal(r.row[0], "NULL|2|8|[]");
+    assert_string_equal(r.row[1], "{1, 'x'}|2|3|[{1, 'x'}]");
+    assert_string_equal(r.row[2], "{1, NULL}|1|4|[{1, NULL}]");
+    assert_string_equal(r.row[3], "{2, 'x'}|1|6|[{2, 'x'}]");
+    t_rows_free(&r);
+    cs_sql_op_free(op);
+    /* collect_list of the structs in one group, through Partial and Final buffers */
+    cs_agg_spec list = {CS_AGG_COLLECT_LIST, 0, st};
+    cs_col_batch *b2[1] = {
+        t_batch(schema, (cs_column *[]){struct_keys(st), t_longs(v, 6, NULL)}, 6)};
+    cs_sql_op *partial =
+        cs_sql_op_hash_aggregate(t_leaf(schema, b2, 1), CS_AGG_PARTIAL, NULL, 0, &list, 1, &err);
+    assert_non_null(partial);
+    cs_agg_spec merge = {CS_AGG_COLLECT_LIST, 0, st};
+    op = cs_sql_op_hash_aggregate(partial, CS_AGG_FINAL, NULL, 0, &merge, 1, &err);
+    assert_non_null(op);
+    r = t_run(op, &ctx);
+    assert_int_equal(r.rc, CS_OK);
+    assert_int_equal(r.n, 1);
+    assert_string_equal(r.row[0], "[{1, 'x'}, {1, 'x'}, {1, NULL}, {2, 'x'}]");
+    t_rows_free(&r);
+    cs_sql_op_free(op);
+    cs_col_type_unref(schema);
+}
+
 static void test_bad_arguments_are_refused(void **state)
 {
     cs_col_type *schema = gen_schema();
@@ -565,6 +635,7 @@ int main(void)
         cmocka_unit_test(test_spill_under_small_memory_equals_in_memory),
         cmocka_unit_test(test_integral_keys_of_each_width_with_nulls),
         cmocka_unit_test(test_bad_arguments_are_refused),
+        cmocka_unit_test(test_struct_keys_and_collected_structs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

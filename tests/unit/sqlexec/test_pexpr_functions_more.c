@@ -12,7 +12,9 @@
  * base64 of 'Spark' (strings 29), elt(5, 'x') is INVALID_ARRAY_INDEX (strings 26),
  * weekofyear = 27 and dayname = 'Thu' (datetime 6, 33), make_date(2023, 2, 29)'s
  * DATETIME_FIELD_OUT_OF_BOUNDS (datetime 20), a date difference of 60 days (datetime 21),
- * reverse('abc') (strings 19) and 'Banana' ILIKE 'b%' (conditional 21).
+ * reverse('abc') (strings 19) and 'Banana' ILIKE 'b%' (conditional 21); rand / randn / uuid
+ * (kernels_random.c), sentences and mask (strings 36), make_interval and a calendar interval's
+ * text (kernels_interval_calendar.c).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -183,6 +185,90 @@ static void test_reverse_ilike(void **state)
     cs_column_unref(c);
 }
 
+/* rand(0) and randn(0) on partition 0 are Spark's documented values, rand(NULL) is rand(0), a
+ * second batch moves the generator on; sentences as the corpus (strings 36) and mask's
+ * replacements (strings 36, and a NULL digit replacement keeping the digits) */
+static void test_random_sentences_mask(void **state)
+{
+    (void)state;
+    cs_col_type *dbl = T(CS_TYPE_DOUBLE);
+    cs_column *c = run(call1("rand", dbl, i64_lit(0)));
+    assert_true(F64(c, 0) == 0.7604953758285915);
+    cs_column_unref(c);
+    c = run(call1("randn", dbl, i64_lit(0)));
+    assert_true(F64(c, 0) == 1.6034991609278433);
+    cs_column_unref(c);
+    c = run(call1("rand", dbl, lit_null(CS_TYPE_LONG)));
+    assert_true(F64(c, 0) == 0.7604953758285915);
+    cs_column_unref(c);
+    c = run(cs_pexpr_call("uuid", T(CS_TYPE_STRING), false, NULL, 0));
+    int32_t len;
+    const uint8_t *u = cs_column_bytes(c, 0, &len);
+    assert_int_equal(len, 36);
+    assert_int_equal(u[14], '4'); /* version 4 */
+    cs_column_unref(c);
+    cs_col_type *words = cs_col_type_array(cs_col_type_array(T(CS_TYPE_STRING), true), true);
+    c = run(call1("sentences", words, str_lit("Hi there. How are you?")));
+    const int32_t *off = cs_column_offsets(c), *inner = cs_column_offsets(c->children[0]);
+    assert_int_equal(off[1] - off[0], 2);
+    assert_int_equal(inner[1] - inner[0], 2);
+    assert_int_equal(inner[2] - inner[1], 3);
+    cs_column_unref(c);
+    cs_pexpr *m[] = {str_lit("AbCd-123"), str_lit("X"), str_lit("x"), str_lit("n"),
+                     lit_null(CS_TYPE_STRING)};
+    text_is(cs_pexpr_call("mask", T(CS_TYPE_STRING), true, m, 5), "XxXx-nnn");
+    cs_pexpr *m2[] = {str_lit("Ab-1"), str_lit("U"), str_lit("l"), lit_null(CS_TYPE_STRING),
+                      str_lit("*")};
+    text_is(cs_pexpr_call("mask", T(CS_TYPE_STRING), true, m2, 5), "Ul*1");
+}
+
+/* make_interval (datetime 27, formats 18) and its text as CalendarInterval.toString, also of a
+ * negative interval and of the zero one */
+static void test_make_interval_and_its_text(void **state)
+{
+    (void)state;
+    cs_col_type *cal = T(CS_TYPE_INTERVAL_CAL);
+    const char *secs[] = {"6.500000"}, *neg[] = {"0.000001"}, *zero[] = {"0.000000"};
+    cs_pexpr *a[] = {lit_i32(1),
+                     lit_i32(2),
+                     lit_i32(0),
+                     lit_i32(3),
+                     lit_i32(4),
+                     lit_i32(5),
+                     lit(col_dec(18, 6, secs, 1))};
+    cs_pexpr *text = cs_pexpr_cast(cs_pexpr_call("make_interval", cal, true, a, 7),
+                                   T(CS_TYPE_STRING), CS_CAST_ANSI);
+    text_is(text, "1 years 2 months 3 days 4 hours 5 minutes 6.5 seconds");
+    cs_pexpr *b[] = {lit_i32(-1),
+                     lit_i32(1),
+                     lit_i32(0),
+                     lit_i32(0),
+                     lit_i32(-1),
+                     lit_i32(0),
+                     lit(col_dec(18, 6, neg, 1))};
+    text_is(cs_pexpr_cast(cs_pexpr_call("make_interval", cal, true, b, 7), T(CS_TYPE_STRING),
+                          CS_CAST_ANSI),
+            "-11 months -59 minutes -59.999999 seconds");
+    cs_pexpr *z[] = {lit_i32(0),
+                     lit_i32(0),
+                     lit_i32(0),
+                     lit_i32(0),
+                     lit_i32(0),
+                     lit_i32(0),
+                     lit(col_dec(18, 6, zero, 1))};
+    text_is(cs_pexpr_cast(cs_pexpr_call("make_interval", cal, true, z, 7), T(CS_TYPE_STRING),
+                          CS_CAST_ANSI),
+            "0 seconds");
+    cs_pexpr *big[] = {lit_i32(INT_MAX),
+                       lit_i32(0),
+                       lit_i32(0),
+                       lit_i32(0),
+                       lit_i32(0),
+                       lit_i32(0),
+                       lit(col_dec(18, 6, zero, 1))};
+    fails_with(cs_pexpr_call("make_interval", cal, true, big, 7), "ARITHMETIC_OVERFLOW");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -191,6 +277,8 @@ int main(void)
         cmocka_unit_test(test_strings),
         cmocka_unit_test(test_dates_and_intervals),
         cmocka_unit_test(test_reverse_ilike),
+        cmocka_unit_test(test_random_sentences_mask),
+        cmocka_unit_test(test_make_interval_and_its_text),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,218 @@
+/*
+ * kernels_random.c — Spark's nondeterministic generators: rand([seed]) / random, randn([seed])
+ * and uuid([seed]). As Spark's Rand and Randn, a task's generator is an XORShiftRandom seeded
+ * with seed + the partition index (the seed spread by MurmurHash3 as XORShiftRandom.hashSeed);
+ * rand draws java.util.Random's nextDouble from it and randn its nextGaussian (the polar method,
+ * keeping the second deviate). uuid is RandomUUIDGenerator: a Mersenne Twister (MT19937 seeded
+ * as commons-math3's setSeed(long)) with seed + partition index, two nextLongs made a version-4
+ * UUID. So a query with a seed gives Spark's values when its rows reach each partition in
+ * Spark's order. Without a seed the analyzer gives none: the task draws one from getrandom.
+ * The generator's state lives in the compiled node (cs_px_rng, pexpr_compile.c makes it) and
+ * moves on across the task's batches. Called through cs_px_random_lookup (pexpr.c's chain).
+ *
+ * Ownership: arguments are borrowed; the result is one new reference; the state is the node's.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+
+#include "columnar/col_builder.h"
+#include "sqlexec/pexpr_internal.h"
+
+/* Scala's MurmurHash3.bytesHash of the 8 big-endian bytes of v with seed h */
+static uint32_t rotl32(uint32_t x, int r)
+{
+    return (x << r) | (x >> (32 - r));
+}
+
+static uint32_t mix_last(uint32_t h, uint32_t k)
+{
+    k *= 0xcc9e2d51u;
+    k = rotl32(k, 15);
+    k *= 0x1b873593u;
+    return h ^ k;
+}
+
+static uint32_t bytes_hash(uint64_t v, uint32_t h)
+{
+    for (int w = 0; w < 2; w++) {
+        uint32_t k = 0;
+        for (int b = 0; b < 4; b++)
+            k |= (uint32_t)((v >> (56 - 8 * (w * 4 + b))) & 0xff) << (8 * b);
+        h = rotl32(mix_last(h, k), 13) * 5 + 0xe6546b64u;
+    }
+    h ^= 8;
+    h ^= h >> 16;
+    h *= 0x85ebca6bu;
+    h ^= h >> 13;
+    h *= 0xc2b2ae35u;
+    h ^= h >> 16;
+    return h;
+}
+
+/* XORShiftRandom.hashSeed */
+static uint64_t hash_seed(int64_t seed)
+{
+    uint32_t low = bytes_hash((uint64_t)seed, 0x3c074a61u);
+    uint32_t high = bytes_hash((uint64_t)seed, low);
+    return ((uint64_t)high << 32) | low;
+}
+
+/* XORShiftRandom.next(bits) */
+static uint32_t xorshift_next(cs_px_rng *g, int bits)
+{
+    uint64_t s = g->xs;
+    s ^= s << 21;
+    s ^= s >> 35;
+    s ^= s << 4;
+    g->xs = s;
+    return (uint32_t)(s & ((1ULL << bits) - 1));
+}
+
+/* java.util.Random.nextDouble */
+static double next_double(cs_px_rng *g)
+{
+    uint64_t hi = xorshift_next(g, 26), lo = xorshift_next(g, 27);
+    return (double)((hi << 27) + lo) * 0x1.0p-53;
+}
+
+/* java.util.Random.nextGaussian */
+static double next_gaussian(cs_px_rng *g)
+{
+    if (g->have_gauss) {
+        g->have_gauss = false;
+        return g->next_gauss;
+    }
+    double v1, v2, s;
+    do {
+        v1 = 2 * next_double(g) - 1;
+        v2 = 2 * next_double(g) - 1;
+        s = v1 * v1 + v2 * v2;
+    } while (s >= 1 || s == 0);
+    double m = sqrt(-2 * log(s) / s);
+    g->next_gauss = v2 * m;
+    g->have_gauss = true;
+    return v1 * m;
+}
+
+/* MT19937 seeded by init_by_array({seed >>> 32, seed & 0xffffffff}) (commons-math3) */
+static void mt_seed(cs_px_rng *g, int64_t seed)
+{
+    uint32_t *mt = g->mt, key[2] = {(uint32_t)((uint64_t)seed >> 32), (uint32_t)seed};
+    mt[0] = 19650218u;
+    for (int i = 1; i < 624; i++)
+        mt[i] = 1812433253u * (mt[i - 1] ^ (mt[i - 1] >> 30)) + (uint32_t)i;
+    int i = 1, j = 0;
+    for (int k = 624; k; k--) {
+        mt[i] = (mt[i] ^ ((mt[i - 1] ^ (mt[i - 1] >> 30)) * 1664525u)) + key[j] + (uint32_t)j;
+        i++;
+        j++;
+        if (i >= 624) {
+            mt[0] = mt[623];
+            i = 1;
+        }
+        if (j >= 2) j = 0;
+    }
+    for (int k = 623; k; k--) {
+        mt[i] = (mt[i] ^ ((mt[i - 1] ^ (mt[i - 1] >> 30)) * 1566083941u)) - (uint32_t)i;
+        i++;
+        if (i >= 624) {
+            mt[0] = mt[623];
+            i = 1;
+        }
+    }
+    mt[0] = 0x80000000u;
+    g->mti = 624;
+}
+
+static uint32_t mt_next(cs_px_rng *g)
+{
+    uint32_t *mt = g->mt;
+    if (g->mti >= 624) {
+        for (int k = 0; k < 624; k++) {
+            uint32_t y = (mt[k] & 0x80000000u) | (mt[(k + 1) % 624] & 0x7fffffffu);
+            mt[k] = mt[(k + 397) % 624] ^ (y >> 1) ^ ((y & 1) ? 0x9908b0dfu : 0);
+        }
+        g->mti = 0;
+    }
+    uint32_t y = mt[g->mti++];
+    y ^= y >> 11;
+    y ^= (y << 7) & 0x9d2c5680u;
+    y ^= (y << 15) & 0xefc60000u;
+    y ^= y >> 18;
+    return y;
+}
+
+static uint64_t mt_next_long(cs_px_rng *g)
+{
+    uint64_t hi = mt_next(g);
+    return (hi << 32) | mt_next(g);
+}
+
+/* The task's seed: the argument (null is 0, as Spark) or a random one, plus the partition. */
+static int64_t task_seed(const cs_px_kctx *k, cs_column *const *a, int na)
+{
+    int64_t seed = 0;
+    if (na == 0) {
+        if (getrandom(&seed, sizeof seed, 0) != (ssize_t)sizeof seed) seed = (int64_t)time(NULL);
+    } else if (cs_column_is_valid(a[0], 0)) {
+        seed = ((const int64_t *)(const void *)a[0]->values)[0];
+    }
+    return (int64_t)((uint64_t)seed + (uint64_t)k->ctx->partition_id);
+}
+
+static int random_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_column **out)
+{
+    cs_px_rng *g = k->rng;
+    bool gauss = strcmp(k->e->fn, "randn") == 0;
+    if (!g->started) {
+        g->xs = hash_seed(task_seed(k, a, na));
+        g->started = true;
+    }
+    cs_column *r = cs_px_new_fixed(k->alloc, k->e->type, k->n);
+    double *v = (double *)(void *)r->values;
+    for (int64_t i = 0; i < k->n; i++)
+        v[i] = gauss ? next_gaussian(g) : next_double(g);
+    *out = r;
+    return CS_OK;
+}
+
+static int uuid_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_column **out)
+{
+    cs_px_rng *g = k->rng;
+    if (!g->started) {
+        mt_seed(g, task_seed(k, a, na));
+        g->started = true;
+    }
+    cs_col_builder *b = cs_col_builder_new(k->alloc, k->e->type);
+    cs_col_builder_reserve(b, k->n, 36 * (size_t)k->n);
+    for (int64_t i = 0; i < k->n; i++) {
+        uint64_t msb = (mt_next_long(g) & 0xFFFFFFFFFFFF0FFFULL) | 0x4000ULL;
+        uint64_t lsb = (mt_next_long(g) | 0x8000000000000000ULL) & 0xBFFFFFFFFFFFFFFFULL;
+        char s[40];
+        snprintf(s, sizeof s, "%08x-%04x-%04x-%04x-%012llx", (unsigned)(msb >> 32),
+                 (unsigned)((msb >> 16) & 0xffff), (unsigned)(msb & 0xffff), (unsigned)(lsb >> 48),
+                 (unsigned long long)(lsb & 0xffffffffffffULL));
+        cs_col_builder_append_string(b, s, 36);
+    }
+    *out = cs_col_builder_finish(b);
+    cs_col_builder_free(b);
+    return CS_OK;
+}
+
+bool cs_px_is_random(const char *fn)
+{
+    return strcmp(fn, "rand") == 0 || strcmp(fn, "randn") == 0 || strcmp(fn, "uuid") == 0;
+}
+
+cs_px_kernel cs_px_random_lookup(const char *fn, const cs_col_type *const *t, int n,
+                                 const cs_col_type *result)
+{
+    if (n > 1 || (n == 1 && t[0]->id != CS_TYPE_LONG && t[0]->id != CS_TYPE_NULL)) return NULL;
+    if ((strcmp(fn, "rand") == 0 || strcmp(fn, "randn") == 0) && result->id == CS_TYPE_DOUBLE)
+        return random_kernel;
+    if (strcmp(fn, "uuid") == 0 && result->id == CS_TYPE_STRING) return uuid_kernel;
+    return NULL;
+}
