@@ -23,6 +23,16 @@
  * emitted — one partition of groups in memory at a time. Rows of a group are merged in the
  * order they were spilled, so first/last keep their order.
  *
+ * Partial aggregation that does not reduce: in Partial mode the table only saves the shuffle
+ * rows it merges. When, after at least SKIP_MIN_ROWS input rows, the groups are more than
+ * SKIP_GROUP_PCT percent of the rows seen (q33's WatchID: a group per row), the table is
+ * emitted as it stands and the operator turns to streaming: each further input batch is folded
+ * into an emptied small table and emitted at once (duplicates within a batch still merge). The
+ * Final aggregate merges the buffers all the same; this saves the growth, the cache misses and
+ * the spill of a table as large as the task's input (Velox's abandonPartialAggregation, DuckDB's
+ * radix table that stops looking up when it does not reduce). It changes the order in which the
+ * Final side meets its groups, so only the rows a LIMIT keeps among ties may differ.
+ *
  * Output: insertion order of the groups, batches of at most cs_sql_batch_rows rows.
  */
 #include <stdlib.h>
@@ -35,6 +45,8 @@
 
 #define SPILL_PARTS 16
 #define WORD_KEYS_MAX 4
+#define SKIP_MIN_ROWS 100000
+#define SKIP_GROUP_PCT 80
 
 typedef struct agg_op {
     cs_sql_op base;
@@ -72,6 +84,8 @@ typedef struct agg_op {
     int part;        /* partition being emitted after a spill */
     bool input_done; /* child consumed */
     int64_t emit;    /* next group to emit */
+    int64_t rows_in; /* input rows folded (Partial) */
+    bool streaming;  /* Partial that does not reduce: one batch's groups at a time */
 } agg_op;
 
 static int64_t table_bytes(const agg_op *a)
@@ -104,6 +118,15 @@ static void table_init(agg_op *a)
     a->cap = 1024;
     a->slots = cs_col_buffer_alloc(a->base.ctx->alloc, (size_t)a->cap * 4);
     memset(a->slots, 0xFF, (size_t)a->cap * 4);
+}
+
+/* Empties the table keeping its allocations (the streaming Partial's per-batch reset). */
+static void table_clear(agg_op *a)
+{
+    cs_sql_arena_reset(&a->arena);
+    memset(a->slots, 0xFF, (size_t)a->cap * 4);
+    a->n_groups = 0;
+    a->emit = 0;
 }
 
 static void rehash(agg_op *a)
@@ -500,10 +523,20 @@ static int agg_open(cs_sql_op *op, const cs_sql_exec_ctx *ctx, cs_error *err)
     a->emit = 0;
     a->part = -1;
     a->input_done = false;
+    a->streaming = false;
+    a->rows_in = 0;
     return cs_sql_op_open(op->children[0], ctx, err);
 }
 
-/* Consumes the child; with no group keys, one group even for an empty input (Spark). */
+/* Whether a Partial table that has not spilled keeps too many groups to be worth its cost. */
+static bool partial_does_not_reduce(const agg_op *a)
+{
+    return a->mode == CS_AGG_PARTIAL && a->n_keys > 0 && !a->spilled &&
+           a->rows_in >= SKIP_MIN_ROWS && a->n_groups * 100 > a->rows_in * SKIP_GROUP_PCT;
+}
+
+/* Consumes the child; with no group keys, one group even for an empty input (Spark). Returns
+ * early, the input not done, when a Partial turns to streaming. */
 static int consume(agg_op *a, cs_error *err)
 {
     int *bufs_at = cs_xmalloc(sizeof *bufs_at * (size_t)(a->n_aggs + 1));
@@ -513,16 +546,25 @@ static int consume(agg_op *a, cs_error *err)
     for (;;) {
         cs_col_batch *b;
         rc = cs_sql_op_next(a->base.children[0], &b, err);
-        if (rc != CS_OK || !b) break;
+        if (rc != CS_OK) break;
+        if (!b) {
+            a->input_done = true;
+            break;
+        }
+        a->rows_in += b->num_rows;
         rc = fold_batch(a, b, a->enc, a->mode == CS_AGG_FINAL, bufs_at, err);
         cs_col_batch_unref(b);
         if (rc != CS_OK) break;
+        if (partial_does_not_reduce(a)) {
+            a->streaming = true;
+            break;
+        }
         if (a->n_keys > 0 && cs_sql_should_spill(a->base.ctx, table_bytes(a)) &&
             (rc = spill_table(a, err)) != CS_OK)
             break;
     }
     free(bufs_at);
-    if (rc != CS_OK) return rc;
+    if (rc != CS_OK || a->streaming) return rc;
     if (a->spilled) {
         if (a->n_groups > 0 && (rc = spill_table(a, err)) != CS_OK) return rc;
         for (int p = 0; p < SPILL_PARTS; p++)
@@ -534,6 +576,30 @@ static int consume(agg_op *a, cs_error *err)
         memset(a->states, 0, a->stride);
     }
     return CS_OK;
+}
+
+/* Streaming Partial: the table (all emitted) is emptied and the next input batch folded into
+ * it; input_done at the child's end. The big table of before the switch is let go first, so
+ * the per-batch reset clears a table of about a batch's groups. */
+static int stream_batch(agg_op *a, cs_error *err)
+{
+    if (a->cap > 4 * cs_sql_batch_rows(a->base.ctx)) {
+        table_free(a);
+        table_init(a);
+        a->emit = 0;
+    } else {
+        table_clear(a);
+    }
+    cs_col_batch *b;
+    int rc = cs_sql_op_next(a->base.children[0], &b, err);
+    if (rc != CS_OK) return rc;
+    if (!b) {
+        a->input_done = true;
+        return CS_OK;
+    }
+    rc = fold_batch(a, b, a->enc, false, a->inputs, err);
+    cs_col_batch_unref(b);
+    return rc;
 }
 
 /* Reads spill partition p back into the (empty) table, merging buffers. */
@@ -568,12 +634,15 @@ static int agg_next(cs_sql_op *op, cs_col_batch **out, cs_error *err)
 {
     agg_op *a = (agg_op *)op;
     int rc;
-    if (!a->input_done) {
-        a->input_done = true;
+    if (!a->input_done && !a->streaming) {
         if ((rc = consume(a, err)) != CS_OK) return rc;
         if (a->spilled) a->emit = a->n_groups; /* nothing in memory: load partition 0 */
     }
     while (a->emit >= a->n_groups) {
+        if (a->streaming && !a->input_done) {
+            if ((rc = stream_batch(a, err)) != CS_OK) return rc;
+            continue;
+        }
         if (!a->spilled || a->part >= SPILL_PARTS) return CS_OK;
         if ((rc = load_partition(a, a->part++, err)) != CS_OK) return rc;
     }

@@ -135,6 +135,22 @@ static size_t stuffed_len(const uint8_t *s, int32_t len)
     return n;
 }
 
+/* Copies s[0..len) to p with 0xFF after each zero byte (the stuffing stuffed_len counts): the
+ * runs between zeros a memcpy each, so a string without zeros is one copy. Returns the end. */
+static uint8_t *stuff_bytes(uint8_t *p, const uint8_t *s, int32_t len)
+{
+    const uint8_t *end = s + len;
+    while (s < end) {
+        const uint8_t *z = memchr(s, 0, (size_t)(end - s));
+        size_t run = (size_t)((z ? z + 1 : end) - s);
+        memcpy(p, s, run);
+        p += run;
+        s += run;
+        if (z) *p++ = 0xFF;
+    }
+    return p;
+}
+
 static void grow(cs_sql_keybuf *kb, int64_t rows)
 {
     if (rows + 1 > kb->rows_cap) {
@@ -208,10 +224,7 @@ static void put_values(const cs_column *c, int64_t n, const uint8_t *parent_null
         if (var) {
             int32_t len;
             const uint8_t *s = cs_column_bytes(c, i, &len);
-            for (int32_t j = 0; j < len; j++) {
-                *p++ = s[j];
-                if (s[j] == 0) *p++ = 0xFF;
-            }
+            p = stuff_bytes(p, s, len);
             *p++ = 0;
             *p++ = 0;
         } else {

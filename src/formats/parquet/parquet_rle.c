@@ -7,6 +7,11 @@
  * buffer yields the values its bytes hold (writers pad the last group; some trim it). The encoder
  * writes repeated runs for 8 or more equal values and bit-packed runs otherwise, as parquet-mr's
  * RunLengthBitPackingHybridEncoder does.
+ *
+ * Decoding a bit-packed run goes a group of 8 values at a time where it can, through one
+ * function per bit width (1..32) whose offsets and shifts are constants: a load, a shift and a
+ * mask per value. What is left (a run's start or end off a group, its last bytes) goes a value
+ * at a time.
  */
 #include "formats/parquet/parquet_encoding.h"
 
@@ -36,6 +41,63 @@ void cs_parquet_rle_decoder_init(cs_parquet_rle_decoder *d, const uint8_t *p, si
     d->packed = NULL;
     d->packed_bytes = 0;
 }
+
+/* Groups of 8 values of BW bits at p (BW bytes each; 8 bytes past the last group readable) into
+ * out; returns nonzero when a value exceeds max. */
+#define UNPACK_GROUPS(BW)                                                                          \
+    static uint32_t unpack_##BW(const uint8_t *p, uint32_t groups, uint32_t *out, uint32_t max)    \
+    {                                                                                              \
+        uint32_t bad = 0;                                                                          \
+        for (uint32_t g = 0; g < groups; g++, p += (BW), out += 8)                                 \
+            for (int j = 0; j < 8; j++) {                                                          \
+                uint64_t w;                                                                        \
+                memcpy(&w, p + (j * (BW)) / 8, 8);                                                 \
+                uint32_t v = (uint32_t)((w >> ((j * (BW)) % 8)) & ((UINT64_C(1) << (BW)) - 1));    \
+                bad |= v > max;                                                                    \
+                out[j] = v;                                                                        \
+            }                                                                                      \
+        return bad;                                                                                \
+    }
+UNPACK_GROUPS(1)
+UNPACK_GROUPS(2)
+UNPACK_GROUPS(3)
+UNPACK_GROUPS(4)
+UNPACK_GROUPS(5)
+UNPACK_GROUPS(6)
+UNPACK_GROUPS(7)
+UNPACK_GROUPS(8)
+UNPACK_GROUPS(9)
+UNPACK_GROUPS(10)
+UNPACK_GROUPS(11)
+UNPACK_GROUPS(12)
+UNPACK_GROUPS(13)
+UNPACK_GROUPS(14)
+UNPACK_GROUPS(15)
+UNPACK_GROUPS(16)
+UNPACK_GROUPS(17)
+UNPACK_GROUPS(18)
+UNPACK_GROUPS(19)
+UNPACK_GROUPS(20)
+UNPACK_GROUPS(21)
+UNPACK_GROUPS(22)
+UNPACK_GROUPS(23)
+UNPACK_GROUPS(24)
+UNPACK_GROUPS(25)
+UNPACK_GROUPS(26)
+UNPACK_GROUPS(27)
+UNPACK_GROUPS(28)
+UNPACK_GROUPS(29)
+UNPACK_GROUPS(30)
+UNPACK_GROUPS(31)
+UNPACK_GROUPS(32)
+
+typedef uint32_t (*unpack_fn)(const uint8_t *, uint32_t, uint32_t *, uint32_t);
+static const unpack_fn unpack_width[33] = {
+    NULL,      unpack_1,  unpack_2,  unpack_3,  unpack_4,  unpack_5,  unpack_6,
+    unpack_7,  unpack_8,  unpack_9,  unpack_10, unpack_11, unpack_12, unpack_13,
+    unpack_14, unpack_15, unpack_16, unpack_17, unpack_18, unpack_19, unpack_20,
+    unpack_21, unpack_22, unpack_23, unpack_24, unpack_25, unpack_26, unpack_27,
+    unpack_28, unpack_29, unpack_30, unpack_31, unpack_32};
 
 static int next_run(cs_parquet_rle_decoder *d, cs_error *err)
 {
@@ -101,6 +163,20 @@ int cs_parquet_rle_decode_u32(cs_parquet_rle_decoder *d, uint32_t *out, uint32_t
             d->rle_left -= k;
         } else if (d->packed_left) {
             uint32_t k = d->packed_left < n - i ? d->packed_left : n - i;
+            int bw = d->bit_width;
+            size_t at = (size_t)(d->packed_pos / 8) * (size_t)bw; /* the group's first byte */
+            if (bw > 0 && d->packed_pos % 8 == 0 && k >= 8 &&
+                at + (size_t)bw + 8 <= d->packed_bytes) {
+                uint32_t groups = k / 8, room = (uint32_t)((d->packed_bytes - 8 - at) / (size_t)bw);
+                if (groups > room) groups = room;
+                if (unpack_width[bw](d->packed + at, groups, out + i, max_value))
+                    return cs_error_set(err, CS_EPROTO, "bit-packed value above the maximum %u",
+                                        max_value);
+                i += 8 * groups;
+                d->packed_left -= 8 * groups;
+                d->packed_pos += 8 * groups;
+                continue;
+            }
             uint64_t bit = (uint64_t)d->packed_pos * (uint64_t)d->bit_width;
             uint32_t bad = 0, j = 0;
             /* while 8 bytes can be loaded from the value's first byte (bit widths up to 32

@@ -65,6 +65,48 @@ static void test_rle_every_width(void **state)
     free(out);
 }
 
+/* Long bit-packed runs (every value random) at every width 1..32, read in pieces of uneven
+ * sizes so that the group-at-a-time path starts on and off group boundaries and hands the end
+ * of each run to the value-at-a-time path; the encoded bytes in a buffer of their exact size,
+ * so that a read past them shows under ASan. A value above the maximum is still refused. */
+static void test_bit_packed_groups_at_every_width_and_offset(void **state)
+{
+    enum { N = 4099 };
+    static const uint32_t pieces[] = {1, 3, 8, 13, 64, 5, 1000, 7, 2048};
+    uint32_t *v = malloc(N * sizeof *v), *out = malloc(N * sizeof *out);
+    for (int bw = 1; bw <= 32; bw++) {
+        uint64_t mask = bw == 32 ? 0xffffffffu : (1ull << bw) - 1;
+        uint32_t mx = 0;
+        for (int i = 0; i < N; i++) {
+            v[i] = (uint32_t)(next_rand() & mask);
+            v[i] = i > 0 && v[i] == v[i - 1] ? v[i] ^ 1 : v[i]; /* no repeated runs */
+            mx = v[i] > mx ? v[i] : mx;
+        }
+        cs_sbuf b = CS_SBUF_INIT;
+        cs_parquet_rle_encode_u32(v, N, bw, &b);
+        uint8_t *exact = malloc(b.len);
+        memcpy(exact, b.data, b.len);
+        cs_parquet_rle_decoder d;
+        cs_error err;
+        cs_parquet_rle_decoder_init(&d, exact, b.len, bw);
+        memset(out, 0xAB, N * sizeof *out);
+        for (uint32_t at = 0, p = 0; at < N; p++) {
+            uint32_t k = pieces[p % (sizeof pieces / sizeof *pieces)];
+            k = k < N - at ? k : N - at;
+            assert_int_equal(cs_parquet_rle_decode_u32(&d, out + at, k, (uint32_t)mask, &err), 0);
+            at += k;
+        }
+        assert_memory_equal(v, out, N * sizeof *v);
+        cs_parquet_rle_decoder_init(&d, exact, b.len, bw);
+        assert_int_equal(cs_parquet_rle_decode_u32(&d, out, N, mx - 1, &err), CS_EPROTO);
+        assert_non_null(strstr(err.msg, "above the maximum"));
+        free(exact);
+        cs_sbuf_free(&b);
+    }
+    free(v);
+    free(out);
+}
+
 static void test_levels_round_trip(void **state)
 {
     int16_t lv[1000], out[1000];
@@ -405,10 +447,15 @@ static void test_byte_stream_split(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_rle_every_width),     cmocka_unit_test(test_levels_round_trip),
-        cmocka_unit_test(test_delta_binary_packed), cmocka_unit_test(test_plain_every_type),
-        cmocka_unit_test(test_dictionary),          cmocka_unit_test(test_delta_byte_arrays),
-        cmocka_unit_test(test_byte_stream_split),   cmocka_unit_test(test_delta_byte_array_encode),
+        cmocka_unit_test(test_rle_every_width),
+        cmocka_unit_test(test_levels_round_trip),
+        cmocka_unit_test(test_delta_binary_packed),
+        cmocka_unit_test(test_plain_every_type),
+        cmocka_unit_test(test_dictionary),
+        cmocka_unit_test(test_delta_byte_arrays),
+        cmocka_unit_test(test_byte_stream_split),
+        cmocka_unit_test(test_delta_byte_array_encode),
+        cmocka_unit_test(test_bit_packed_groups_at_every_width_and_offset),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

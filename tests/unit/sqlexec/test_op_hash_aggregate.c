@@ -558,6 +558,66 @@ static void test_struct_keys_and_collected_structs(void **state)
     cs_col_type_unref(schema);
 }
 
+/* A Partial whose groups are about as many as its rows turns to streaming (one batch's groups
+ * at a time, so it outputs more rows than it has groups); its Final result is Complete's, with
+ * first/last in input order, for word keys and for encoded (string) keys alike. */
+static void test_partial_that_does_not_reduce_streams(void **state)
+{
+    cs_col_type *schema = gen_schema();
+    cs_col_batch *b[300];
+    int nb = gen_batches(schema, 300000, 1000000, 11, b);
+    int na;
+    const cs_agg_spec *aggs = gen_aggs(&na, schema);
+    cs_error err = {0};
+    cs_sql_exec_ctx ctx = t_ctx();
+    cs_agg_spec fin[14];
+    for (int nk = 1; nk <= 2; nk++) { /* (k): word keys; (k, s): encoded keys */
+        int keys[] = {0, 1};
+        for (int i = 0; i < nb; i++)
+            cs_col_batch_ref(b[i]);
+        cs_sql_op *complete = cs_sql_op_hash_aggregate(t_leaf(schema, b, nb), CS_AGG_COMPLETE, keys,
+                                                       nk, aggs, na, &err);
+        assert_non_null(complete);
+        t_rows want = t_run(complete, &ctx);
+        assert_int_equal(want.rc, CS_OK);
+        assert_true(want.n > 200000);
+
+        for (int i = 0; i < nb; i++)
+            cs_col_batch_ref(b[i]);
+        cs_sql_op *partial = cs_sql_op_hash_aggregate(t_leaf(schema, b, nb), CS_AGG_PARTIAL, keys,
+                                                      nk, aggs, na, &err);
+        t_rows streamed = t_run(partial, &ctx);
+        assert_int_equal(streamed.rc, CS_OK);
+        assert_true(streamed.n > want.n && streamed.n < 300000);
+        t_rows_free(&streamed);
+        cs_sql_op_free(partial);
+
+        for (int i = 0; i < nb; i++)
+            cs_col_batch_ref(b[i]);
+        partial = cs_sql_op_hash_aggregate(t_leaf(schema, b, nb), CS_AGG_PARTIAL, keys, nk, aggs,
+                                           na, &err);
+        memcpy(fin, aggs, sizeof fin);
+        for (int j = 0, c = nk; j < na; j++) {
+            fin[j].input = c;
+            c += cs_agg_buffer_width(aggs[j].fn, aggs[j].arg_type);
+        }
+        cs_sql_op *final = cs_sql_op_hash_aggregate(partial, CS_AGG_FINAL, keys, nk, fin, na, &err);
+        assert_non_null(final);
+        t_rows got = t_run(final, &ctx);
+        assert_int_equal(got.rc, CS_OK);
+        t_rows_sort(&want);
+        t_rows_sort(&got);
+        assert_true(t_rows_equal(&want, &got));
+        t_rows_free(&want);
+        t_rows_free(&got);
+        cs_sql_op_free(complete);
+        cs_sql_op_free(final);
+    }
+    for (int i = 0; i < nb; i++)
+        cs_col_batch_unref(b[i]);
+    cs_col_type_unref(schema);
+}
+
 static void test_bad_arguments_are_refused(void **state)
 {
     cs_col_type *schema = gen_schema();
@@ -634,6 +694,7 @@ int main(void)
         cmocka_unit_test(test_decimal_sum_and_avg_types_and_rounding),
         cmocka_unit_test(test_spill_under_small_memory_equals_in_memory),
         cmocka_unit_test(test_integral_keys_of_each_width_with_nulls),
+        cmocka_unit_test(test_partial_that_does_not_reduce_streams),
         cmocka_unit_test(test_bad_arguments_are_refused),
         cmocka_unit_test(test_struct_keys_and_collected_structs),
     };

@@ -1,10 +1,10 @@
 /*
  * test_op_sort.c — Sort, TopN (src/sqlexec/op_sort.c, sort_keys.c) and Limit / Offset
  * (op_limit.c): Spark's ordering of doubles (NaN greatest, -0.0 = 0.0, infinities), of strings
- * (bytewise unsigned, a prefix first, embedded zero bytes), NULLS FIRST/LAST with ASC/DESC; a
- * multi-key stable sort of a generated input against qsort in the test; sorted runs spilled under a
- * small task memory equal to the in-memory sort; TopN equal to sort + offset + limit; Limit/Offset
- * across batch boundaries, stopping its child.
+ * (bytewise unsigned, a prefix first, embedded zero bytes, ascending and descending), NULLS
+ * FIRST/LAST with ASC/DESC; a multi-key stable sort of a generated input against qsort in the
+ * test; sorted runs spilled under a small task memory equal to the in-memory sort; TopN equal to
+ * sort + offset + limit; Limit/Offset across batch boundaries, stopping its child.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -84,6 +84,67 @@ static void test_strings_bytewise(void **state)
                                  "+- LocalTableScan [1 batches]\n");
     cs_sbuf_free(&sb);
     cs_sql_op_free(op);
+    cs_col_type_unref(schema);
+}
+
+/* Byte strings of 0..40 bytes drawn from {0, 1, 'a', 0xff} (zeros inside, at the ends, in a
+ * row): sorted ASC they come in memcmp order (a prefix first), DESC in the reverse order. */
+static int cmp_bytes(const void *x, const void *y)
+{
+    const uint8_t *a = *(const uint8_t *const *)x, *b = *(const uint8_t *const *)y;
+    int c = memcmp(a + 1, b + 1, a[0] < b[0] ? a[0] : b[0]);
+    return c ? c : (int)a[0] - (int)b[0];
+}
+
+static cs_col_batch *bytes_batch(cs_col_type *schema, uint8_t *const *v, int n)
+{
+    cs_col_builder *bl = cs_col_builder_new(NULL, cs_col_type_primitive(CS_TYPE_BINARY));
+    for (int i = 0; i < n; i++)
+        cs_col_builder_append_string(bl, (const char *)v[i] + 1, v[i][0]);
+    cs_col_batch *b = t_batch(schema, (cs_column *[]){cs_col_builder_finish(bl)}, n);
+    cs_col_builder_free(bl);
+    return b;
+}
+
+static void test_byte_strings_with_zero_bytes_both_directions(void **state)
+{
+    enum { M = 600 };
+    static const uint8_t alphabet[] = {0, 1, 'a', 0xff};
+    uint8_t *v[M], *sorted[M];
+    uint64_t seed = 5;
+    for (int i = 0; i < M; i++) {
+        uint8_t len = (uint8_t)(t_rand(&seed) % 41);
+        v[i] = malloc(1 + (size_t)len);
+        v[i][0] = len; /* the length, then the bytes */
+        for (int j = 0; j < len; j++)
+            v[i][1 + j] = alphabet[t_rand(&seed) % 4];
+        sorted[i] = v[i];
+    }
+    qsort(sorted, M, sizeof *sorted, cmp_bytes);
+    const char *names[] = {"s"};
+    cs_col_type *schema =
+        t_schema(1, names, (cs_col_type *[]){cs_col_type_primitive(CS_TYPE_BINARY)});
+    cs_sql_exec_ctx ctx = t_ctx();
+    cs_col_batch *ref[1] = {bytes_batch(schema, sorted, M)};
+    cs_sql_op *leaf = t_leaf(schema, ref, 1);
+    t_rows want = t_run(leaf, &ctx);
+    cs_sql_op_free(leaf);
+    assert_int_equal(want.n, M);
+    for (int desc = 0; desc <= 1; desc++) {
+        cs_col_batch *b[1] = {bytes_batch(schema, v, M)};
+        cs_error err = {0};
+        cs_sql_op *op =
+            cs_sql_op_sort(t_leaf(schema, b, 1), &(cs_sort_key){0, (bool)desc, !desc}, 1, &err);
+        t_rows got = t_run(op, &ctx);
+        assert_int_equal(got.n, M);
+        for (int i = 0; i < M; i++)
+            assert_string_equal(got.row[i], want.row[desc ? M - 1 - i : i]);
+        t_rows_free(&got);
+        cs_sql_op_free(op);
+    }
+    t_rows_free(&want);
+    for (int i = 0; i < M; i++)
+        free(v[i]);
     cs_col_type_unref(schema);
 }
 
@@ -279,6 +340,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_doubles_in_spark_order),
         cmocka_unit_test(test_strings_bytewise),
+        cmocka_unit_test(test_byte_strings_with_zero_bytes_both_directions),
         cmocka_unit_test(test_multi_key_stable_sort_equals_reference),
         cmocka_unit_test(test_spilled_runs_merge_to_the_in_memory_order),
         cmocka_unit_test(test_top_n_equals_sort_then_limit),
