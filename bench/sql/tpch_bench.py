@@ -813,8 +813,9 @@ def render(results, md_path):
     for n in names:
         w("| %s | %s |" % (n, " | ".join(fmt((q[n].get(e) or {}).get("rss_mb"), 0)
                                            for e in engines)))
-    w("| **max** | %s |" % " | ".join(
-        fmt(max([(q[n].get(e) or {}).get("rss_mb") or 0 for n in names]), 0) for e in engines))
+    w("| **max** | %s |" % " | ".join(  # (none for an engine run only as one process)
+        fmt(max([(q[n].get(e) or {}).get("rss_mb") or 0 for n in names]) or None, 0)
+        for e in engines))
     if results.get("all"):
         w("| **one process, all %d** | %s |" % (len(names), " | ".join(
             fmt((results["all"].get(e) or {}).get("rss_mb"), 0) for e in engines)))
