@@ -96,12 +96,18 @@ bench-sql: build
 bench-clickbench: build
 	@bash bench/sql/run.sh --suite clickbench --build $(BUILD) $(SQL_BENCH_ARGS)
 
-# SQL at scale 10 on local-cluster[2,1,1024] (1 GiB executors: the operators spill), checked
-# against DuckDB, with cspark's spill metrics (bench/results/sql_tpch_sf10.md). Not part of test.
+# SQL at scale 10 (bench/results/sql_tpch_sf10.md), not part of test: cspark on
+# local-cluster[2,1,2560] with 2 GiB executors against Spark 4 (local[2], a 4 GiB heap: the same
+# memory as the two executors; one process for all queries, beside the per-query rounds), and
+# cspark again on local-cluster[2,1,1024] with 1 GiB executors (cspark-spill: the operators
+# spill), every engine's rows checked against Spark's, with cspark's spill metrics. Add DuckDB
+# with SQL_BENCH_ARGS='--engines cspark,cspark-spill,duckdb,spark'.
 bench-sql-sf10: build
-	@bash bench/sql/run.sh --build $(BUILD) --scale 10 --engines cspark,duckdb --no-all \
-	  --master 'local-cluster[2,1,1024]' --conf spark.executor.memory=1024m --spill-metrics \
-	  $(SQL_BENCH_ARGS)
+	@bash bench/sql/run.sh --build $(BUILD) --scale 10 --engines cspark,cspark-spill,spark \
+	  --all-only spark --all-concurrently --no-all --spark-driver-memory 4g --timeout 7200 \
+	  --master 'local-cluster[2,1,2560]' --conf spark.executor.memory=2g \
+	  --spill-master 'local-cluster[2,1,1024]' --spill-conf spark.executor.memory=1024m \
+	  --spill-metrics $(SQL_BENCH_ARGS)
 
 # Kubernetes benchmarks on kubesim: 1,000 executor pods (fake kubelet), Running-to-registered,
 # submit-to-first-task (bench/k8s_bench.sh; results in bench/results/k8s.md).

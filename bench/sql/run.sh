@@ -8,14 +8,20 @@
 # tests/bench/sql_smoke.sh runs it small.
 #
 #   bench/sql/run.sh [--scale 1|10|...] [--suite tpch|clickbench] [--rows N]
-#                    [--engines cspark,spark,duckdb,datafusion,sail,cspark-connect,spark-connect]
+#                    [--engines cspark,cspark-spill,spark,duckdb,datafusion,sail,cspark-connect,
+#                               spark-connect]
 #                    [--queries 1-22] [--build DIR] [--out FILE.md] [--no-all]
-#                    [--all-concurrently] [--all-only ENGINES] [--resume] [--master M]
-#                    [--conf K=V]... [--spill-metrics]
+#                    [--all-concurrently | --all-first] [--all-only ENGINES] [--resume] [--master M]
+#                    [--conf K=V]... [--spill-master M] [--spill-conf K=V]... [--spill-metrics]
+#                    [--spark-driver-memory SIZE] [--timeout SECONDS]
 #
-# --master and --conf go to cspark-sql only (e.g. --master 'local-cluster[2,1,1024]' --conf
-# spark.executor.memory=1024m: the scale-10 spill run, `make bench-sql-sf10`); --spill-metrics
-# records cspark's spill metrics per query from its event log.
+# --master and --conf go to cspark-sql only (e.g. --master 'local-cluster[2,1,2560]' --conf
+# spark.executor.memory=2g: the scale-10 run, `make bench-sql-sf10`); the engine cspark-spill is
+# cspark-sql again under --spill-master and --spill-conf (default local-cluster[2,1,1024] with
+# spark.executor.memory=1024m: executors small enough that its operators spill), its rows checked
+# like any engine's; --spill-metrics records cspark's spill metrics per query from its event log.
+# --spark-driver-memory is Spark's (and Spark Connect's) heap (default 4g); --timeout bounds each
+# process (default 1800 s; a one-process run of all queries at scale 10 needs more).
 #
 # Steps: the data (bench/sql/tpch_data.sh: tpchgen-cli Parquet in a cache dir, made once;
 # ClickBench: bench/sql/clickbench/data.sh, --rows rows, default 10 M, made once), the peers
@@ -24,7 +30,7 @@
 # (default bench/results/sql_tpch_sf<SCALE>.md, or bench/results/clickbench.md), FILE.json and
 # FILE.png. The runs' own outputs go to BUILD/bench-sql/<FILE's name without .md>/.
 # --no-all skips the one-process runs; --all-concurrently runs them beside the per-query rounds
-# (a busy machine's time); --resume keeps the rounds an interrupted run finished (recorded in
+# (a busy machine's time), --all-first before them (a run cut short keeps them); --resume keeps the rounds an interrupted run finished (recorded in
 # FILE.json after each round); --all-only spark (or a Connect engine: spark-connect) runs it
 # only as the one process for all queries (its rows and per-query job times stand in the
 # per-query table; for a machine too busy for a JVM per query). Exit: 0 when every engine ran every query and all agree; 1 when one
@@ -56,12 +62,17 @@ while [ $# -gt 0 ]; do
     --queries) QUERIES=${2:?--queries needs a list such as 1-22}; shift 2 ;;
     --build) BUILD=${2:?--build needs a directory}; shift 2 ;;
     --out) OUT=${2:?--out needs a file}; shift 2 ;;
-    --no-all | --all-concurrently) EXTRA+=("$1"); shift ;;
+    --no-all | --all-concurrently | --all-first) EXTRA+=("$1"); shift ;;
     --all-only) EXTRA+=(--all-only "${2:?--all-only needs spark or spark-connect}"); shift 2 ;;
     --resume) EXTRA+=(--resume); RESUME=1; shift ;;
     --master) EXTRA+=(--cspark-master "${2:?--master needs a master URL}"); shift 2 ;;
     --conf) EXTRA+=(--cspark-conf "${2:?--conf needs K=V}"); shift 2 ;;
+    --spill-master) EXTRA+=(--spill-master "${2:?--spill-master needs a master URL}"); shift 2 ;;
+    --spill-conf) EXTRA+=(--spill-conf "${2:?--spill-conf needs K=V}"); shift 2 ;;
     --spill-metrics) EXTRA+=(--spill-metrics); shift ;;
+    --spark-driver-memory)
+      EXTRA+=(--spark-driver-memory "${2:?--spark-driver-memory needs a size such as 4g}"); shift 2 ;;
+    --timeout) EXTRA+=(--timeout "${2:?--timeout needs seconds}"); shift 2 ;;
     *) usage "unknown argument '$1'" ;;
   esac
 done
@@ -91,7 +102,7 @@ VERSIONS=$(grep -iE '^(duckdb|datafusion|pysail|pyspark_client|pyarrow|matplotli
   "$(dirname "$PY")/versions.txt" | tr '\n' ' ')
 ENGINE_ARGS=()
 case ",$ENGINES," in
-  *,cspark,*)
+  *,cspark,* | *,cspark-spill,*)
     [ -x "$BUILD/bin/cspark-sql" ] || { log "missing $BUILD/bin/cspark-sql (build first)"; exit 1; }
     ENGINE_ARGS+=(--cspark-sql "$BUILD/bin/cspark-sql")
     ;;

@@ -50,7 +50,8 @@ of a query with OFFSET and the last of one with LIMIT, which ties may fill with 
 Output: --out-md (the tables), the same name with .json (every measurement, without this
 machine's paths, rewritten after each round; --render-only rewrites the Markdown and the plot
 from it, --resume continues an interrupted run from it) and .png (per-query times, engine by
-engine). --all-concurrently runs the one-process runs beside the rounds instead of after them.
+engine). --all-concurrently runs the one-process runs beside the rounds instead of after them,
+--all-first before them.
 """
 import argparse
 import datetime
@@ -65,10 +66,11 @@ import sys
 import threading
 import time
 
-ALL_ENGINES = ["cspark", "spark", "duckdb", "datafusion", "sail", "cspark-connect",
-               "spark-connect"]
-TITLES = {"cspark": "cspark", "spark": "Spark 4", "duckdb": "DuckDB", "datafusion": "DataFusion",
+ALL_ENGINES = ["cspark", "cspark-spill", "spark", "duckdb", "datafusion", "sail",
+               "cspark-connect", "spark-connect"]
+TITLES = {"cspark": "cspark", "cspark-spill": "cspark (spill)", "spark": "Spark 4", "duckdb": "DuckDB", "datafusion": "DataFusion",
           "sail": "Sail", "cspark-connect": "cspark Connect", "spark-connect": "Spark Connect"}
+CSPARK_SQL = ("cspark", "cspark-spill")  # cspark-sql under its two masters and settings
 PEERS = ("duckdb", "datafusion", "sail", "cspark-connect", "spark-connect")  # via peer_run.py
 TIME_TAKEN = re.compile(r"^Time taken: ([0-9.]+) seconds")
 FIRST_RESULT = re.compile(r"^First result after getOrCreate: ([0-9.]+) seconds")
@@ -89,6 +91,7 @@ sys.path.insert(0, os.path.join(SRC, "tests", "sql"))
 import compare  # noqa: E402  (tests/sql/compare.py: the golden format's parser)
 
 PAGE = os.sysconf("SC_PAGE_SIZE")
+LOCK = threading.Lock()  # the record, between the rounds and a concurrent one-process run
 
 
 # ---- running one process ------------------------------------------------------------------------
@@ -233,12 +236,13 @@ class Bench:
 
     def command(self, engine, files, out):
         a = self.a
-        if engine == "cspark":
-            confs = ["spark.sql.session.timeZone=UTC"] + a.cspark_conf
+        if engine in CSPARK_SQL:
+            spill = engine == "cspark-spill"
+            confs = ["spark.sql.session.timeZone=UTC"] + (a.spill_conf if spill else a.cspark_conf)
             if a.spill_metrics:
                 confs += ["spark.eventLog.enabled=true", "spark.eventLog.dir=" + self.event_dir(out),
                           "spark.eventLog.compress=false", "spark.eventLog.rolling.enabled=false"]
-            cmd = [a.cspark_sql, "--master", a.cspark_master]
+            cmd = [a.cspark_sql, "--master", a.spill_master if spill else a.cspark_master]
             for c in confs:
                 cmd += ["--conf", c]
             return cmd + ["-i", self.views, "--output-format", "golden", "-f", files[0]]
@@ -268,9 +272,10 @@ class Bench:
         """One process of engine over the queries names; returns its record."""
         files = [self.query_file(engine, n) for n in names]
         base = os.path.join(self.work, "%s-%s" % (engine, tag))
-        out = base + (".jsonl" if engine not in ("cspark", "spark") else ".out")
-        marked = engine == "spark" and len(files) > 1
-        if engine in ("cspark", "spark") and len(files) > 1:
+        out = base + (".jsonl" if engine not in CSPARK_SQL + ("spark",) else ".out")
+        # spark-sql's one-process run (even of one query): a marker row before each query's rows
+        marked = engine == "spark" and tag == "all"
+        if engine in CSPARK_SQL + ("spark",) and (len(files) > 1 or marked):
             with open(base + ".sql", "w") as f:
                 for name, path in zip(names, files):
                     if marked:  # a row naming the query before its rows (see all_answer)
@@ -279,7 +284,7 @@ class Bench:
                         f.write(q.read().rstrip() + "\n")
             files = [base + ".sql"]
         cmd = self.command(engine, files, out)
-        stdout = out if engine in ("cspark", "spark") else base + ".stdout"
+        stdout = out if engine in CSPARK_SQL + ("spark",) else base + ".stdout"
         # each tag its own working directory: spark-sql keeps a Derby metastore in it, which
         # two JVMs at once (--all-concurrently) cannot share
         cwd = os.path.join(self.work, "cwd-" + tag)
@@ -300,7 +305,7 @@ class Bench:
             rec["first_result_s"] = first_result(base + ".err")
         if engine in PEERS and len(names) > 1:  # each query's time, None where it failed
             rec["partial_jobs"] = peer_jobs(out, names)
-        if engine == "cspark" and self.a.spill_metrics:
+        if engine in CSPARK_SQL and self.a.spill_metrics:
             rec.update(spill_metrics(os.path.splitext(out)[0] + ".events"))
         if rec["rc"] != 0 or jobs is None:
             rec["error"] = "exit %d: %s" % (rec["rc"], last_error(base + ".err"))
@@ -337,8 +342,10 @@ def local_path(path):
 
 def save_json(results, path):
     """The record, without this machine's paths (see scrub), written atomically."""
+    with LOCK:
+        text = json.dumps(results, indent=1)
     with open(path + ".tmp", "w") as f:
-        f.write(scrub(json.dumps(results, indent=1)) + "\n")
+        f.write(scrub(text) + "\n")
     os.replace(path + ".tmp", path)
 
 
@@ -371,7 +378,7 @@ def answer(engine, path, from_all=False, name=None):
         return all_answer(path, name)
     path = local_path(path)
     try:
-        if engine == "cspark":
+        if engine in CSPARK_SQL:
             blocks = compare.parse(path)
             b = blocks.get(1)
             if b is None or b.kind != "rows":
@@ -728,6 +735,12 @@ def render(results, md_path):
           % (results["cspark_master"], "".join(" `--conf %s`" % c
                                                for c in results.get("cspark_conf", []))))
         w("")
+    if "cspark-spill" in engines:
+        w("*cspark (spill)* is cspark-sql again with `--master %s`%s: smaller executors, so "
+          "its operators spill; its rows are checked like every engine's."
+          % (results["spill_master"], "".join(" `--conf %s`" % c
+                                              for c in results.get("spill_conf", []))))
+        w("")
     w("*whole* = the whole process (start, register the tables, run the query, print, exit), "
       "one process per query; *job* = the query only, from the process's own `Time taken:` line "
       "(spark-sql's; cspark-sql prints the same; the peers' runner times its query and fetch). "
@@ -800,8 +813,9 @@ def render(results, md_path):
     for n in names:
         w("| %s | %s |" % (n, " | ".join(fmt((q[n].get(e) or {}).get("rss_mb"), 0)
                                            for e in engines)))
-    w("| **max** | %s |" % " | ".join(
-        fmt(max([(q[n].get(e) or {}).get("rss_mb") or 0 for n in names]), 0) for e in engines))
+    w("| **max** | %s |" % " | ".join(  # (none for an engine run only as one process)
+        fmt(max([(q[n].get(e) or {}).get("rss_mb") or 0 for n in names]) or None, 0)
+        for e in engines))
     if results.get("all"):
         w("| **one process, all %d** | %s |" % (len(names), " | ".join(
             fmt((results["all"].get(e) or {}).get("rss_mb"), 0) for e in engines)))
@@ -809,8 +823,10 @@ def render(results, md_path):
     w("The sum of VmRSS over the process and its descendants, sampled every 100 ms (and at least "
       "the kernel's peak RSS of the process).")
     w("")
-    if "cspark" in engines and any("spill_tasks" in (q[n].get("cspark") or {}) for n in names):
-        w("## cspark's spills")
+    for e in CSPARK_SQL:
+        if e not in engines or not any("spill_tasks" in (q[n].get(e) or {}) for n in names):
+            continue
+        w("## %s's spills" % TITLES[e])
         w("")
         w("Spark's task metrics from cspark's event log (`SparkListenerTaskEnd`): the tasks that "
           "spilled, and the bytes they released from memory and wrote to disk (MB).")
@@ -818,11 +834,13 @@ def render(results, md_path):
         w("| query | tasks that spilled | memory spilled | disk spilled |")
         w("|---|---|---|---|")
         for n in names:
-            r = q[n].get("cspark") or {}
+            r = q[n].get(e) or {}
             w("| %s | %s | %s | %s |" % (n, r.get("spill_tasks", "-"),
                                          fmt(r.get("spill_mem_mb"), 0),
                                          fmt(r.get("spill_disk_mb"), 0)))
         w("")
+    if has("spark") and has("cspark"):
+        render_against_spark(results, w)
     w("## Results check")
     w("")
     bad = []
@@ -873,6 +891,42 @@ def render(results, md_path):
     w("")
     with open(md_path, "w", encoding="utf-8") as f:
         f.write(scrub("\n".join(L)) + "\n")
+
+
+def peak_rss(results, e):
+    """An engine's largest peak RSS over its per-query processes and its one-process run (MB),
+    or None when none was measured."""
+    q = results["queries"]
+    vals = [(q[n].get(e) or {}).get("rss_mb") for n in results["names"]]
+    vals.append(((results.get("all") or {}).get(e) or {}).get("rss_mb"))
+    vals = [v for v in vals if v]
+    return max(vals) if vals else None
+
+
+def render_against_spark(results, w):
+    """cspark against Spark: total job time and the whole application's peak memory."""
+    q, names = results["queries"], results["names"]
+
+    def ok(e, n):
+        r = q[n].get(e) or {}
+        return "error" not in r and r.get("job_s") is not None
+
+    both = [n for n in names if ok("spark", n) and ok("cspark", n)]  # queries both finished
+    ts = sum(q[n]["spark"]["job_s"] for n in both) if both else None
+    tc = sum(q[n]["cspark"]["job_s"] for n in both) if both else None
+    ms, mc = peak_rss(results, "spark"), peak_rss(results, "cspark")
+    w("## cspark against Spark 4")
+    w("")
+    w("| | Spark 4 | cspark | Spark/cspark |")
+    w("|---|---|---|---|")
+    w("| total job time, the %d queries both finished (s) | %s | %s | %s |"
+      % (len(both), fmt(ts), fmt(tc), fmt(ratio(ts, tc))))
+    w("| peak memory of the whole application (MB) | %s | %s | %s |"
+      % (fmt(ms, 0), fmt(mc, 0), fmt(ratio(ms, mc))))
+    w("")
+    w("Peak memory: the largest peak RSS of the process tree (driver and executors) over the "
+      "engine's processes; job time: the sum of the queries' `Time taken:`.")
+    w("")
 
 
 def render_first_result(results, w):
@@ -951,6 +1005,11 @@ def main():
     p.add_argument("--cspark-sql")
     p.add_argument("--cspark-master", default="local[2]")
     p.add_argument("--cspark-conf", action="append", default=[], help="K=V, repeatable")
+    p.add_argument("--spill-master", default="local-cluster[2,1,1024]",
+                   help="the cspark-spill engine's master")
+    p.add_argument("--spill-conf", action="append", default=[],
+                   help="the cspark-spill engine's K=V, repeatable (default: "
+                        "spark.executor.memory=1024m)")
     p.add_argument("--spill-metrics", action="store_true",
                    help="cspark's event log on: its spill metrics per run")
     p.add_argument("--spark-home")
@@ -970,10 +1029,14 @@ def main():
     p.add_argument("--no-plot", action="store_true", help="no PNG (no matplotlib needed)")
     p.add_argument("--resume", action="store_true",
                    help="keep the finished rounds of an interrupted run (its .json)")
+    p.add_argument("--all-first", action="store_true",
+                   help="the one-process runs before the per-query rounds (recorded at once, so "
+                        "a run cut short keeps them)")
     p.add_argument("--all-concurrently", action="store_true",
                    help="the one-process runs at the same time as the per-query rounds")
     p.add_argument("--golden", help="Spark's recorded answers (qNN.out) as the reference")
     a = p.parse_args()
+    a.spill_conf = a.spill_conf or ["spark.executor.memory=1024m"]
     a.queries = a.queries or SUITES[a.suite]["queries"]
     a.queries_list = a.queries_list or SUITES[a.suite]["list"]
     json_path = os.path.splitext(a.out_md)[0] + ".json"
@@ -1019,6 +1082,7 @@ def main():
         "load_start": loadavg(), "command": a.command, "commands": {},
         "spark_driver_memory": a.spark_driver_memory, "versions": a.versions,
         "cspark_master": a.cspark_master, "cspark_conf": a.cspark_conf,
+        "spill_master": a.spill_master, "spill_conf": a.spill_conf,
         "dialect": sorted("%s/%s" % (e, f) for e in engines
                           if os.path.isdir(os.path.join(SUITES[a.suite]["dialect"], e))
                           for f in os.listdir(os.path.join(SUITES[a.suite]["dialect"], e))),
@@ -1039,19 +1103,26 @@ def main():
                  "  " + rec["error"] if "error" in rec else ""), file=sys.stderr, flush=True)
 
     def all_runs():
-        results["all"] = {}
+        with LOCK:
+            results["all"] = {}
         for e in engines:
             if a.no_all and e not in all_only:
                 continue
-            results["all"][e] = bench.run(e, names, "all")
-            results["commands"].setdefault(e, results["all"][e]["cmd"])
-            report("all", e, results["all"][e])
+            rec = bench.run(e, names, "all")
+            with LOCK:  # the rounds may be saving the record meanwhile (--all-concurrently)
+                results["all"][e] = rec
+                results["commands"].setdefault(e, rec["cmd"])
+            report("all", e, rec)
 
-    results["all_concurrently"] = bool(a.all_concurrently and not a.no_all)
+    one_process = not a.no_all or bool(all_only)  # some engine has a one-process run
+    results["all_concurrently"] = bool(a.all_concurrently and one_process)
     concurrent = None
-    if not a.no_all and a.all_concurrently:
+    if one_process and a.all_concurrently:
         concurrent = threading.Thread(target=all_runs)
         concurrent.start()
+    elif a.all_first and one_process:
+        all_runs()
+        save_json(results, json_path)
     for k, name in enumerate(names):
         if name in results["queries"]:
             continue
@@ -1059,13 +1130,15 @@ def main():
         order = rounds[k % len(rounds):] + rounds[:k % len(rounds)] if rounds else []
         for e in order:
             round_[e] = bench.run(e, [name], name)
-            results["commands"].setdefault(e, round_[e]["cmd"])
+            with LOCK:
+                results["commands"].setdefault(e, round_[e]["cmd"])
             report(name, e, round_[e])
-        results["queries"][name] = round_
+        with LOCK:
+            results["queries"][name] = round_
         save_json(results, json_path)  # progress, for --resume
     if concurrent is not None:
         concurrent.join()
-    elif not a.no_all or all_only:
+    elif one_process and not a.all_first:
         all_runs()
     for e in all_only:  # the one-process run's queries stand in the per-query table
         rec = results["all"][e]

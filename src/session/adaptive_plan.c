@@ -1,7 +1,11 @@
 /*
  * adaptive_plan.c — adaptive execution's questions about a physical plan (adaptive_plan.h): the
- * exchanges whose map stages can run (no exchange below them), whether a plan has exchanges, and
- * whether a join's partitioning matters to the operators above it within its stage.
+ * exchanges whose map stages can run (no exchange below them; a shuffled join's side waits for
+ * the other side's shuffle when the planner chose to materialize that one first), whether a plan
+ * has exchanges, and whether a join's partitioning matters to the operators above it within its
+ * stage.
+ *
+ * Called by query_run.c; nothing here allocates but the ready list's arrays (the caller's).
  */
 #include <stdlib.h>
 
@@ -23,7 +27,17 @@ static bool has_exchange(const cs_phys_node *n)
     return false;
 }
 
-void cs_aqe_find_ready(cs_phys_node *n, cs_aqe_ready *r)
+/* Whether child i of n waits for its sibling's map stage: n is a shuffled hash join that
+ * materializes the sibling first (adaptive_*_first) and the sibling's shuffle has not run. */
+static bool waits_for_sibling(const cs_phys_node *n, int i)
+{
+    if (n->kind != CS_PH_HASH_JOIN || n->broadcast || n->n_children != 2) return false;
+    bool first = i == 0 ? n->adaptive_right_first : n->adaptive_left_first;
+    const cs_phys_node *sibling = n->children[1 - i];
+    return first && sibling && sibling->kind == CS_PH_EXCHANGE;
+}
+
+static void find_ready(cs_phys_node *n, cs_aqe_ready *r, bool ordered)
 {
     for (int i = 0; i < n->n_children; i++) {
         cs_phys_node *ch = n->children[i];
@@ -32,9 +46,10 @@ void cs_aqe_find_ready(cs_phys_node *n, cs_aqe_ready *r)
         for (int k = 0; k < ch->n_children && !below; k++)
             below = ch->children[k] && has_exchange(ch->children[k]);
         if (ch->kind != CS_PH_EXCHANGE || below) {
-            cs_aqe_find_ready(ch, r);
+            find_ready(ch, r, ordered);
             continue;
         }
+        if (ordered && waits_for_sibling(n, i)) continue;
         if (r->n == r->cap) {
             r->cap = r->cap ? 2 * r->cap : 8;
             r->parent = cs_xrealloc(r->parent, sizeof *r->parent * (size_t)r->cap);
@@ -43,6 +58,14 @@ void cs_aqe_find_ready(cs_phys_node *n, cs_aqe_ready *r)
         r->parent[r->n] = n;
         r->child[r->n++] = i;
     }
+}
+
+void cs_aqe_find_ready(cs_phys_node *n, cs_aqe_ready *r)
+{
+    int before = r->n;
+    find_ready(n, r, true);
+    if (r->n == before) /* (a sibling first always leaves one ready; never stall regardless) */
+        find_ready(n, r, false);
 }
 
 bool cs_aqe_partitioning_unused(cs_phys_node *const *path, const int *via, int depth)

@@ -14,7 +14,10 @@
 #include "sqlexec/phys_plan.h"
 
 /* Exchanges (not the root) none of whose descendants is an exchange: the map stages adaptive
- * execution can run now, each as its parent and child index. */
+ * execution can run now, each as its parent and child index. A shuffled hash join's side waits
+ * while the other side, which the join materializes first (adaptive_left_first /
+ * adaptive_right_first: it may prove small enough to broadcast, and then this side's rows need
+ * no shuffle), has not run. */
 typedef struct cs_aqe_ready {
     cs_phys_node **parent;
     int *child;

@@ -369,6 +369,8 @@ int cs_sql_conf_optimizer(const cs_sql_conf *c, cs_sql_optimizer_conf *o, cs_err
     o->cross_join = cs_sql_conf_bool(c, "spark.sql.crossJoin.enabled");
     o->max_iterations = (int)iters;
     o->excluded_rules = cs_sql_conf_get(c, "spark.sql.optimizer.excludedRules");
+    if (get_size(c, "spark.sql.autoBroadcastJoinThreshold", &o->broadcast_threshold, err) < 0)
+        return err->code;
     return 0;
 }
 

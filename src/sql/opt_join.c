@@ -6,7 +6,10 @@
  *     filters right above its joins, is flattened into its inputs and conjuncts and rebuilt
  *     left-deep in Spark's order: from the first input, the next one joined is the first that
  *     a condition connects to what is joined so far (else the next in order: a cartesian
- *     product); each conjunct goes on the lowest join that has its columns. With
+ *     product), except that a connected small filtered relation (a filter over a relation of at
+ *     most spark.sql.autoBroadcastJoinThreshold bytes) goes first, narrowing the rows the big
+ *     inputs are joined and shuffled with; each conjunct goes on the lowest join that has its
+ *     columns. With
  *     spark.sql.cbo.enabled and spark.sql.cbo.joinReorder.enabled and a size known for every
  *     input (stat_rows, else stat_bytes, of the input or of the relation under its filters and
  *     projects), the inputs are first sorted by that size, so the smallest connected input is
@@ -170,7 +173,90 @@ static bool within_join(const cs_sql_expr *e)
     return !nondeterministic(e) && !has_correlated_scalar(e);
 }
 
-/* Spark's createOrderedJoin over items[0..n) (consumed) and conds. */
+/* Whether a condition of conds connects left and pl: it reads both and nothing else. */
+static bool connected(cs_opt_ctx *c, const cs_logical_plan *left, const cs_logical_plan *pl,
+                      const cs_optsq_list *conds)
+{
+    for (int i = 0; i < conds->n; i++) {
+        int cnt = 0;
+        const cs_sql_expr *e = conds->v[i];
+        if (refs_within(e, left->output, left->n_output, &cnt) && cnt) continue;
+        cnt = 0;
+        if (refs_within(e, pl->output, pl->n_output, &cnt) && cnt) continue;
+        /* every reference in left or pl */
+        cs_sql_expr **both =
+            cs_sql_alloc(c->arena, sizeof *both * (size_t)(left->n_output + pl->n_output + 1));
+        memcpy(both, left->output, sizeof *both * (size_t)left->n_output);
+        memcpy(both + left->n_output, pl->output, sizeof *both * (size_t)pl->n_output);
+        if (refs_within(e, both, left->n_output + pl->n_output, NULL)) return true;
+    }
+    return false;
+}
+
+static int64_t input_size(const cs_logical_plan *p, bool rows);
+
+/* Whether an input is small: its size (input_size's bytes: its own, or its relation's under
+ * filters and projects) at most spark.sql.autoBroadcastJoinThreshold; *filtered: whether a
+ * filter is on it. */
+static bool small_input(const cs_opt_ctx *c, const cs_logical_plan *p, bool *filtered)
+{
+    int64_t thr = c->conf ? c->conf->broadcast_threshold : -1, size = input_size(p, false);
+    *filtered = false;
+    for (const cs_logical_plan *q = p;
+         q->n_children == 1 &&
+         (q->kind == CS_LP_FILTER || q->kind == CS_LP_PROJECT || q->kind == CS_LP_SUBQUERY_ALIAS);
+         q = q->children[0])
+        *filtered |= q->kind == CS_LP_FILTER;
+    return thr >= 0 && size >= 0 && size <= thr;
+}
+
+static bool attr_equality(const cs_sql_expr *e)
+{
+    return e->kind == CS_EX_FUNC && e->fn && strcmp(e->fn, "=") == 0 && e->n_args == 2 &&
+           e->args[0]->kind == CS_EX_ATTR && e->args[1]->kind == CS_EX_ATTR;
+}
+
+/* The references e makes to the attributes v[0..n) (v NULL: to any attribute). */
+static int refs_into(const cs_sql_expr *e, cs_sql_expr *const *v, int n)
+{
+    if (!e) return 0;
+    if (e->kind == CS_EX_ATTR || e->kind == CS_EX_OUTER_ATTR)
+        return !v || (e->kind == CS_EX_ATTR && has_id(v, n, e->id));
+    int k = refs_into(e->join_cond, v, n) + refs_into(e->filter, v, n);
+    for (int i = 0; i < e->n_args; i++)
+        k += refs_into(e->args[i], v, n);
+    return k;
+}
+
+/* Whether items[k] is a small relation a condition narrows: a filter of its own, or a
+ * condition other than a key equality that reads it and otherwise only small inputs (TPC-H
+ * q07's `(n1.n_name = 'FRANCE' AND n2.n_name = 'GERMANY') OR (...)` between its two nations). */
+static bool small_filtered(const cs_opt_ctx *c, const join_item *items, int n, int k,
+                           const cs_optsq_list *conds)
+{
+    bool filtered;
+    if (!small_input(c, items[k].plan, &filtered)) return false;
+    if (filtered) return true;
+    for (int i = 0; i < conds->n; i++) {
+        const cs_sql_expr *e = conds->v[i];
+        if (attr_equality(e) || !within_join(e)) continue;
+        int total = refs_into(e, NULL, 0), seen = 0;
+        bool narrows = refs_into(e, items[k].plan->output, items[k].plan->n_output) > 0;
+        for (int m = 0; m < n && narrows; m++) {
+            const cs_logical_plan *q = items[m].plan;
+            int here = refs_into(e, q->output, q->n_output);
+            seen += here;
+            narrows = here == 0 || m == k || small_input(c, q, &filtered);
+        }
+        if (narrows && seen == total) return true;
+    }
+    return false;
+}
+
+/* Spark's createOrderedJoin over items[0..n) (consumed) and conds, except that a small filtered
+ * input a condition connects is joined before the other connected ones: it narrows what is
+ * joined so far (and is broadcast), so that the big inputs after it are joined, and shuffled,
+ * with fewer rows (q07's suppliers of two nations before lineitem). */
 static cs_logical_plan *ordered_join(cs_opt_ctx *c, join_item *items, int n, cs_optsq_list *conds)
 {
     if (n == 2) {
@@ -185,28 +271,13 @@ static cs_logical_plan *ordered_join(cs_opt_ctx *c, join_item *items, int n, cs_
         return others.n ? cs_opt_filter(c, cs_opt_and_all(c, others.v, others.n), j) : j;
     }
     cs_logical_plan *left = items[0].plan;
-    int pick = 1;
-    for (int k = 1; k < n; k++) {
-        cs_logical_plan *pl = items[k].plan;
-        bool found = false;
-        for (int i = 0; i < conds->n && !found; i++) {
-            int cnt = 0;
-            const cs_sql_expr *e = conds->v[i];
-            if (refs_within(e, left->output, left->n_output, &cnt) && cnt) continue;
-            cnt = 0;
-            if (refs_within(e, pl->output, pl->n_output, &cnt) && cnt) continue;
-            /* every reference in left or pl */
-            cs_sql_expr **both =
-                cs_sql_alloc(c->arena, sizeof *both * (size_t)(left->n_output + pl->n_output + 1));
-            memcpy(both, left->output, sizeof *both * (size_t)left->n_output);
-            memcpy(both + left->n_output, pl->output, sizeof *both * (size_t)pl->n_output);
-            if (refs_within(e, both, left->n_output + pl->n_output, NULL)) found = true;
-        }
-        if (found) {
-            pick = k;
-            break;
-        }
+    int pick = -1, small = -1;
+    for (int k = 1; k < n && small < 0; k++) {
+        if (!connected(c, left, items[k].plan, conds)) continue;
+        if (pick < 0) pick = k;
+        if (small_filtered(c, items, n, k, conds)) small = k;
     }
+    pick = small >= 0 ? small : pick >= 0 ? pick : 1;
     cs_logical_plan *right = items[pick].plan;
     int nb = left->n_output + right->n_output;
     cs_sql_expr **both = cs_sql_alloc(c->arena, sizeof *both * (size_t)(nb + 1));

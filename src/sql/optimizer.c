@@ -44,6 +44,7 @@ void cs_sql_optimizer_conf_default(cs_sql_optimizer_conf *c)
     c->max_iterations = 100;
     c->excluded_rules = NULL;
     c->cross_join = true;
+    c->broadcast_threshold = 10LL << 20;
     c->ansi = true;
     c->session_tz = NULL;
 }

@@ -41,6 +41,7 @@
 #define CSPARK_SQL_OPTIMIZER_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "common/err.h"
 #include "sql/catalog.h"
@@ -50,10 +51,13 @@
 /* The settings the rules read (Spark's keys; cs_sql_optimizer_conf_default gives Spark 4's
  * defaults). */
 typedef struct cs_sql_optimizer_conf {
-    bool cbo;           /* spark.sql.cbo.enabled (false) */
-    bool join_reorder;  /* spark.sql.cbo.joinReorder.enabled (false) */
-    bool cross_join;    /* spark.sql.crossJoin.enabled (true): implicit cartesian products */
-    int max_iterations; /* spark.sql.optimizer.maxIterations (100) */
+    bool cbo;          /* spark.sql.cbo.enabled (false) */
+    bool join_reorder; /* spark.sql.cbo.joinReorder.enabled (false) */
+    bool cross_join;   /* spark.sql.crossJoin.enabled (true): implicit cartesian products */
+    /* spark.sql.autoBroadcastJoinThreshold (10 MB; -1 none): ReorderJoin joins a filtered input
+     * whose relation is at most this size as soon as a condition connects it */
+    int64_t broadcast_threshold;
+    int max_iterations;         /* spark.sql.optimizer.maxIterations (100) */
     const char *excluded_rules; /* spark.sql.optimizer.excludedRules (NULL): rule names */
     /* what ConstantFolding evaluates under, as the engine would at run time */
     bool ansi;              /* spark.sql.ansi.enabled (true) */

@@ -1,11 +1,14 @@
 /*
  * planner_join.c — the planner's join strategies (Spark's JoinSelection, planner.h): equi-keys
  * taken from the join condition, BroadcastHashJoin when hints, sizes (Spark's
- * SizeInBytesOnlyStatsPlanVisitor estimates where the optimizer left none) and the join type
+ * SizeInBytesOnlyStatsPlanVisitor estimates where the optimizer left none; a pruned relation's
+ * scaled to the columns it reads, as Spark's Project over the relation) and the join type
  * allow a side to be broadcast, else ShuffledHashJoin over both sides hash-partitioned by their
  * keys, BroadcastNestedLoopJoin without keys; the null-aware anti join of NOT IN; existence
  * joins as a semi and an anti join's union. The residual condition is bound over the left
- * output followed by the right.
+ * output followed by the right. A shuffled join also names the side adaptive execution
+ * materializes first (the smaller by a foreign-key estimate of joins' sizes): when it proves
+ * small enough to broadcast, the other side is never shuffled.
  *
  * Called by planner.c. Ownership: as planner.c's.
  */
@@ -105,12 +108,31 @@ static int64_t sat_mul(int64_t a, int64_t b)
     return a > INT64_MAX / b ? INT64_MAX : a * b;
 }
 
-static int64_t est_bytes(const cs_logical_plan *p)
+/* A relation's files' size, scaled to the columns column pruning left it: Spark keeps the
+ * relation's every column under a Project of those read, whose size is the relation's times
+ * the ratio of their row sizes (SizeInBytesOnlyStatsPlanVisitor's unary nodes). */
+static int64_t relation_bytes(const cs_logical_plan *p)
 {
+    int64_t size = p->stat_bytes >= 0                      ? p->stat_bytes
+                   : p->table && p->table->size_bytes >= 0 ? p->table->size_bytes
+                                                           : INT64_MAX;
+    const cs_col_type *schema = p->table ? p->table->schema : NULL;
+    if (size == INT64_MAX || !schema || p->n_output >= schema->n_fields) return size;
+    int64_t full = 8;
+    for (int i = 0; i < schema->n_fields; i++)
+        full += default_size(schema->fields[i].type);
+    int64_t s = (int64_t)((double)size * (double)row_size(p) / (double)full);
+    return s < 1 ? 1 : s;
+}
+
+/* The estimated bytes of p's rows: Spark's estimate (a join's the product of its sides'), or,
+ * with fk_joins, a join with a condition estimated as its larger side's rows (a foreign-key
+ * join's), which orders the sides' map stages (adaptive_*_first) and decides nothing else. */
+static int64_t est_size(const cs_logical_plan *p, bool fk_joins)
+{
+    if (p->kind == CS_LP_RELATION) return relation_bytes(p);
     if (p->stat_bytes >= 0) return p->stat_bytes;
     switch (p->kind) {
-    case CS_LP_RELATION:
-        return p->table && p->table->size_bytes >= 0 ? p->table->size_bytes : INT64_MAX;
     case CS_LP_LOCAL_RELATION: {
         int64_t rows = 0;
         for (int i = 0; i < p->n_batches; i++)
@@ -123,14 +145,21 @@ static int64_t est_bytes(const cs_logical_plan *p)
         int64_t n = p->range_step ? (p->range_end - p->range_start) / p->range_step : 0;
         return sat_mul(n < 0 ? 0 : n, 8);
     }
-    case CS_LP_JOIN:
-        if (p->join_type == CS_JOIN_LEFT_SEMI || p->join_type == CS_JOIN_LEFT_ANTI)
-            return est_bytes(p->children[0]);
-        return sat_mul(est_bytes(p->children[0]), est_bytes(p->children[1]));
+    case CS_LP_JOIN: {
+        int64_t l = est_size(p->children[0], fk_joins);
+        if (p->join_type == CS_JOIN_LEFT_SEMI || p->join_type == CS_JOIN_LEFT_ANTI) return l;
+        int64_t r = est_size(p->children[1], fk_joins);
+        if (!fk_joins || !p->condition) return sat_mul(l, r);
+        const cs_logical_plan *big = l >= r ? p->children[0] : p->children[1];
+        int64_t s = l >= r ? l : r;
+        if (s == INT64_MAX) return s;
+        s = (int64_t)((double)s * (double)row_size(p) / (double)row_size(big));
+        return s < 1 ? 1 : s;
+    }
     case CS_LP_SET_OP: {
         int64_t s = 0;
         for (int i = 0; i < p->n_children; i++) {
-            int64_t x = est_bytes(p->children[i]);
+            int64_t x = est_size(p->children[i], fk_joins);
             s = x > INT64_MAX - s ? INT64_MAX : s + x;
         }
         return s;
@@ -142,7 +171,7 @@ static int64_t est_bytes(const cs_logical_plan *p)
     case CS_LP_WINDOW:
     case CS_LP_GENERATE:
     case CS_LP_EXPAND: {
-        int64_t child = est_bytes(p->children[0]);
+        int64_t child = est_size(p->children[0], fk_joins);
         int64_t crs = row_size(p->children[0]);
         if (child == INT64_MAX) return child;
         int64_t s = (int64_t)((double)child * (double)row_size(p) / (double)crs);
@@ -155,14 +184,19 @@ static int64_t est_bytes(const cs_logical_plan *p)
                             ? ((const int32_t *)(const void *)p->limit->literal->values)[0]
                             : ((const int64_t *)(const void *)p->limit->literal->values)[0];
             int64_t s = sat_mul(n, row_size(p));
-            int64_t child = est_bytes(p->children[0]);
+            int64_t child = est_size(p->children[0], fk_joins);
             return s < child ? s : child;
         }
-        return est_bytes(p->children[0]);
+        return est_size(p->children[0], fk_joins);
     }
     default:
-        return p->n_children > 0 ? est_bytes(p->children[0]) : INT64_MAX;
+        return p->n_children > 0 ? est_size(p->children[0], fk_joins) : INT64_MAX;
     }
+}
+
+static int64_t est_bytes(const cs_logical_plan *p)
+{
+    return est_size(p, false);
 }
 
 /* ---- joins (Spark's JoinSelection) ---- */
@@ -386,6 +420,11 @@ int cs_pl_join(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out)
      * the join type can build and no hint keeps shuffled (Spark's JoinSelection, rerun) */
     j->adaptive_build_right = !broadcast && !shuffle_hint && can_build_right(jt);
     j->adaptive_build_left = !broadcast && !shuffle_hint && can_build_left(jt);
+    if (!broadcast && n_keys > 0) { /* the side likelier to prove small is materialized first */
+        int64_t lo_size = est_size(p->children[0], true), ro_size = est_size(p->children[1], true);
+        j->adaptive_left_first = j->adaptive_build_left && lo_size < ro_size;
+        j->adaptive_right_first = j->adaptive_build_right && ro_size < lo_size;
+    }
     if (n_rest > 0) {
         cs_sql_expr **both = cs_sql_alloc(c->arena, sizeof *both * (size_t)(l.n + r.n));
         memcpy(both, l.attrs, sizeof *both * (size_t)l.n);

@@ -12,9 +12,10 @@
  * its matches. Every build row has a global index (its batch and row) and a matched flag, for
  * outer joins' unmatched build rows and for semi / anti joins that build the left side.
  *
- * Keys: one integral key (byte .. long, date, timestamp, intervals) is used as its value, a
- * 64-bit integer compared directly and hashed with a multiply-xorshift mix; any other key list is
- * encoded a batch at a time (sort_keys.c) into bytes kept in an arena and hashed with XXH3.
+ * Keys: one or two integral keys (byte .. long, date, timestamp, intervals; TPC-H's composite
+ * keys such as (ps_partkey, ps_suppkey)) are used as their values, one or two 64-bit words per
+ * row compared directly and hashed with a multiply-xorshift mix; any other key list is encoded a
+ * batch at a time (sort_keys.c) into bytes kept in an arena and hashed with XXH3.
  *
  * Probe: keys of the whole probe batch are encoded and hashed at once; candidate pairs (probe
  * row, build row) are collected up to cs_sql_batch_rows at a time, gathered into a batch (left
@@ -74,14 +75,14 @@ typedef struct join_op {
     int32_t *row_batch, *row_idx, *next; /* next: the chain of rows with the same key */
     uint8_t *matched;
     int64_t n_rows, rows_cap; /* rows indexed; rows the index arrays hold */
-    bool int_key;             /* one integral key: row_kv, else row_key and row_hash */
-    uint64_t *row_kv;         /* the key value of each build row (int_key) */
+    int words;                /* integral keys (1 or 2): row_kv, else 0: row_key and row_hash */
+    uint64_t *row_kv;         /* the key values of each build row, `words` per row */
     cs_sql_arena arena;       /* build keys */
     uint8_t **row_key;        /* encoded key of each build row (NULL: a null key) */
     uint64_t *row_hash;
     int32_t *slots; /* chain heads */
     int64_t cap, n_distinct;
-    /* the keys of the batch being built or probed: kb, or kv / kv_null / kv_hash for int_key;
+    /* the keys of the batch being built or probed: kb, or kv / kv_null / kv_hash for words;
      * key_null and key_hash point at whichever holds them */
     cs_sql_keybuf kb;
     uint64_t *kv, *kv_hash;
@@ -157,8 +158,8 @@ static void build_reset(join_op *j)
     cs_col_buffer_free(al, j->row_idx, rc * 4);
     cs_col_buffer_free(al, j->next, rc * 4);
     cs_col_buffer_free(al, j->matched, rc);
-    if (j->int_key) {
-        cs_col_buffer_free(al, j->row_kv, rc * 8);
+    if (j->words) {
+        cs_col_buffer_free(al, j->row_kv, rc * 8 * (size_t)j->words);
     } else {
         cs_col_buffer_free(al, j->row_key, rc * sizeof *j->row_key);
         cs_col_buffer_free(al, j->row_hash, rc * 8);
@@ -174,12 +175,36 @@ static void build_reset(join_op *j)
     j->arena.alloc = al;
 }
 
+/* Column c's n integral values as 64-bit words into kv[0], kv[w], kv[2w], ... (stride w). */
+static void key_words(const cs_column *c, int64_t n, uint64_t *kv, int w)
+{
+    const void *v = c->values;
+    switch (cs_col_type_integral_width(c->type->id)) {
+    case 1:
+        for (int64_t i = 0; i < n; i++)
+            kv[i * w] = (uint64_t)(int64_t)((const int8_t *)v)[i];
+        break;
+    case 2:
+        for (int64_t i = 0; i < n; i++)
+            kv[i * w] = (uint64_t)(int64_t)((const int16_t *)v)[i];
+        break;
+    case 4:
+        for (int64_t i = 0; i < n; i++)
+            kv[i * w] = (uint64_t)(int64_t)((const int32_t *)v)[i];
+        break;
+    default:
+        for (int64_t i = 0; i < n; i++)
+            kv[i * w] = (uint64_t)((const int64_t *)v)[i];
+    }
+}
+
 /* The keys of every row of b (keys: the side's key list) into key_null / key_hash, and kv (the
- * values, int_key) or kb (the encodings). */
+ * values, `words` per row) or kb (the encodings). */
 static void batch_keys(join_op *j, const cs_col_batch *b, const cs_sort_key *keys)
 {
     int64_t n = b->num_rows;
-    if (!j->int_key) {
+    int w = j->words;
+    if (!w) {
         cs_sql_keys_encode(&j->kb, b, keys, j->n_keys, true);
         j->key_null = j->kb.any_null;
         j->key_hash = j->kb.hash;
@@ -190,35 +215,34 @@ static void batch_keys(join_op *j, const cs_col_batch *b, const cs_sort_key *key
         free(j->kv);
         free(j->kv_hash);
         free(j->kv_null);
-        j->kv = cs_xmalloc(sizeof *j->kv * (size_t)n);
+        j->kv = cs_xmalloc(sizeof *j->kv * (size_t)n * (size_t)w);
         j->kv_hash = cs_xmalloc(sizeof *j->kv_hash * (size_t)n);
         j->kv_null = cs_xmalloc((size_t)n);
     }
-    const cs_column *c = b->columns[keys[0].ordinal];
-    const void *v = c->values;
-    switch (cs_col_type_integral_width(c->type->id)) {
-    case 1:
-        for (int64_t i = 0; i < n; i++)
-            j->kv[i] = (uint64_t)(int64_t)((const int8_t *)v)[i];
-        break;
-    case 2:
-        for (int64_t i = 0; i < n; i++)
-            j->kv[i] = (uint64_t)(int64_t)((const int16_t *)v)[i];
-        break;
-    case 4:
-        for (int64_t i = 0; i < n; i++)
-            j->kv[i] = (uint64_t)(int64_t)((const int32_t *)v)[i];
-        break;
-    default:
-        for (int64_t i = 0; i < n; i++)
-            j->kv[i] = (uint64_t)((const int64_t *)v)[i];
-    }
-    for (int64_t i = 0; i < n; i++) {
-        j->kv_null[i] = !cs_column_is_valid(c, i);
-        j->kv_hash[i] = cs_hash_mix64(j->kv[i]);
+    const cs_column *c0 = b->columns[keys[0].ordinal];
+    key_words(c0, n, j->kv, w);
+    if (w == 1) {
+        for (int64_t i = 0; i < n; i++) {
+            j->kv_null[i] = !cs_column_is_valid(c0, i);
+            j->kv_hash[i] = cs_hash_mix64(j->kv[i]);
+        }
+    } else {
+        const cs_column *c1 = b->columns[keys[1].ordinal];
+        key_words(c1, n, j->kv + 1, w);
+        for (int64_t i = 0; i < n; i++) {
+            j->kv_null[i] = !cs_column_is_valid(c0, i) || !cs_column_is_valid(c1, i);
+            j->kv_hash[i] = cs_hash_mix64(cs_hash_mix64(j->kv[2 * i]) + j->kv[2 * i + 1]);
+        }
     }
     j->key_null = j->kv_null;
     j->key_hash = j->kv_hash;
+}
+
+/* Whether build row r's key words equal key i of the current batch keys. */
+static inline bool words_equal(const join_op *j, int64_t r, int64_t i)
+{
+    const uint64_t *a = j->row_kv + r * j->words, *b = j->kv + i * j->words;
+    return a[0] == b[0] && (j->words == 1 || a[1] == b[1]);
 }
 
 /* The slots of the table for `rows` build rows: a power of two at least twice the rows, so the
@@ -235,7 +259,7 @@ static int64_t table_slots(int64_t rows)
  * is counted apart). */
 static int64_t index_bytes(const join_op *j, int64_t rows)
 {
-    int64_t per_row = 4 + 4 + 4 + 1 + (j->int_key ? 8 : 8 + (int64_t)sizeof(uint8_t *));
+    int64_t per_row = 4 + 4 + 4 + 1 + (j->words ? 8 * j->words : 8 + (int64_t)sizeof(uint8_t *));
     return rows * per_row + (int64_t)cs_col_padded((size_t)table_slots(rows) * 4);
 }
 
@@ -255,8 +279,7 @@ static void build_keep(join_op *j, cs_col_batch *b)
 static void table_insert(join_op *j, int64_t r, int64_t i)
 {
     uint64_t mask = (uint64_t)j->cap - 1, s = j->key_hash[i] & mask;
-    if (j->int_key) {
-        uint64_t v = j->kv[i];
+    if (j->words) {
         for (;; s = (s + 1) & mask) {
             int32_t head = j->slots[s];
             if (head < 0) {
@@ -264,7 +287,7 @@ static void table_insert(join_op *j, int64_t r, int64_t i)
                 j->n_distinct++;
                 return;
             }
-            if (j->row_kv[head] == v) { /* the same key: into the head's chain */
+            if (words_equal(j, head, i)) { /* the same key: into the head's chain */
                 j->next[r] = j->next[head];
                 j->next[head] = (int32_t)r;
                 return;
@@ -303,8 +326,8 @@ static void build_index(join_op *j)
     j->row_idx = cs_col_buffer_alloc(al, c * 4);
     j->next = cs_col_buffer_alloc(al, c * 4);
     j->matched = cs_col_buffer_alloc(al, c);
-    if (j->int_key) {
-        j->row_kv = cs_col_buffer_alloc(al, c * 8);
+    if (j->words) {
+        j->row_kv = cs_col_buffer_alloc(al, c * 8 * (size_t)j->words);
     } else {
         j->row_key = cs_col_buffer_alloc(al, c * sizeof *j->row_key);
         j->row_hash = cs_col_buffer_alloc(al, c * 8);
@@ -325,8 +348,8 @@ static void build_index(join_op *j)
                 j->build_null_key = true;
                 continue;
             }
-            if (j->int_key)
-                j->row_kv[r] = j->kv[i];
+            if (j->words)
+                memcpy(j->row_kv + r * j->words, j->kv + i * j->words, 8 * (size_t)j->words);
             else
                 j->row_hash[r] = j->key_hash[i];
             table_insert(j, r, i);
@@ -436,11 +459,10 @@ static int32_t lookup(const join_op *j, int64_t i)
 {
     if (j->cap == 0) return -1;
     uint64_t h = j->key_hash[i], mask = (uint64_t)j->cap - 1, s = h & mask;
-    if (j->int_key) {
-        uint64_t v = j->kv[i];
+    if (j->words) {
         for (;; s = (s + 1) & mask) {
             int32_t head = j->slots[s];
-            if (head < 0 || j->row_kv[head] == v) return head;
+            if (head < 0 || words_equal(j, head, i)) return head;
         }
     }
     size_t len = (size_t)(j->kb.off[i + 1] - j->kb.off[i]);
@@ -474,8 +496,8 @@ static int probe_batch(join_op *j, cs_col_batch *P, cs_error *err)
             __builtin_prefetch(&j->slots[j->key_hash[i + 16] & (uint64_t)(j->cap - 1)]);
         if (j->cap > 0 && i + 8 < n) {
             int32_t ahead = j->slots[j->key_hash[i + 8] & (uint64_t)(j->cap - 1)];
-            if (ahead >= 0 && j->int_key) {
-                __builtin_prefetch(&j->row_kv[ahead]);
+            if (ahead >= 0 && j->words) {
+                __builtin_prefetch(&j->row_kv[(int64_t)ahead * j->words]);
             } else if (ahead >= 0) {
                 __builtin_prefetch(&j->row_hash[ahead]);
                 __builtin_prefetch(&j->row_key[ahead]);
@@ -940,8 +962,11 @@ cs_sql_op *cs_sql_op_hash_join(cs_sql_op *left, cs_sql_op *right, const cs_join_
     j->type = spec->type;
     j->build_side = spec->build;
     j->n_keys = spec->n_keys;
-    j->int_key =
-        spec->n_keys == 1 && cs_col_type_integral_width(l->fields[spec->left_keys[0]].type->id) > 0;
+    j->words = spec->n_keys == 1 || spec->n_keys == 2 ? spec->n_keys : 0;
+    for (int k = 0; k < spec->n_keys && j->words; k++)
+        if (cs_col_type_integral_width(l->fields[spec->left_keys[k]].type->id) <= 0 ||
+            cs_col_type_integral_width(r->fields[spec->right_keys[k]].type->id) <= 0)
+            j->words = 0;
     j->condition = spec->condition;
     j->condition_arg = spec->condition_arg;
     j->left_keys = cs_xcalloc((size_t)spec->n_keys, sizeof *j->left_keys);

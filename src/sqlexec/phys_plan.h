@@ -196,6 +196,10 @@ struct cs_phys_node {
     /* HASH_JOIN shuffled: the sides adaptive execution may turn into a broadcast (the join type
      * builds them, no hint asks for a shuffle); the driver's only, not encoded */
     bool adaptive_build_left, adaptive_build_right;
+    /* HASH_JOIN shuffled: the side whose map stage adaptive execution runs before the other's
+     * (the one estimated smaller, which may prove small enough to broadcast: then the other
+     * side's rows are never shuffled); neither when both are false. The driver's only. */
+    bool adaptive_left_first, adaptive_right_first;
 };
 
 /* A zeroed node of kind with room for n_children (NULL) children; schema taken over. */

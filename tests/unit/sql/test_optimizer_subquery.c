@@ -535,6 +535,33 @@ static void test_reorder_join_by_statistics_with_cbo(void **state)
     CONF.cbo = false;
 }
 
+/* A small relation a condition narrows is joined as soon as a condition connects it, before the
+ * other connected inputs (Spark's order otherwise); without a broadcast threshold, Spark's. */
+static void test_reorder_join_takes_a_small_narrowed_input_first(void **state)
+{
+    (void)state;
+    static const cs_opt_rule_fn rules[] = {cs_opt_reorder_join};
+    const char *q = "select x.a from t x, t z, u y where x.a = z.a and x.b = y.c and y.a = 5";
+    for (int on = 0; on < 2; on++) {
+        cs_logical_plan *p = analyzed(q);
+        find_alias(p, "y")->stat_bytes = 100;
+        CONF.broadcast_threshold = on ? 10LL << 20 : -1;
+        cs_logical_plan *r = NULL;
+        assert_int_equal(apply(p, rules, 1, &r), 0);
+        const char *t = text_of(r);
+        if (on) { /* y first: x with y below, z on top */
+            assert_has(t, ":- Join Inner, ((b = cast(c as bigint)) AND (a = 5))\n");
+            assert_has(t, "+- Join Inner, (a = a)\n");
+        } else { /* Spark's order: z, the first connected input, before y */
+            assert_has(t, ":- Join Inner, (a = a)\n");
+        }
+        cs_logical_plan *again = NULL; /* the executor's fixed point */
+        assert_int_equal(apply(r, rules, 1, &again), 0);
+        assert_ptr_equal(again, r);
+    }
+    CONF.broadcast_threshold = 0;
+}
+
 /* ---- TPC-H ---- */
 
 static void check_tpch(const cs_opt_rule_fn *rules, int n)
@@ -614,6 +641,7 @@ int main(void)
         cmocka_unit_test(test_existence_join_output_kept_when_its_child_changes),
         cmocka_unit_test(test_reorder_join_puts_conditions_before_products),
         cmocka_unit_test(test_reorder_join_by_statistics_with_cbo),
+        cmocka_unit_test(test_reorder_join_takes_a_small_narrowed_input_first),
         cmocka_unit_test(test_tpch_queries_have_no_correlated_subqueries_left),
         cmocka_unit_test(test_tpch_shapes),
     };

@@ -3,9 +3,9 @@
  * right and full outer, left semi, left anti, null-aware anti) building either side, with null
  * and duplicate keys, with and without a residual condition, against a nested-loop reference
  * computed here, on a small and on a generated input in many batches; string keys; int and
- * short keys (compared by value); grace hash partitioning under a small task memory equal to the
- * in-memory result with spill metrics set; a key group larger than the task memory joined block
- * by block, equal to the in-memory result.
+ * short keys (compared by value); two integral keys (compared as two words); grace hash
+ * partitioning under a small task memory equal to the in-memory result with spill metrics set; a
+ * key group larger than the task memory joined block by block, equal to the in-memory result.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -312,6 +312,56 @@ static void test_narrow_integer_keys_by_value(void **state)
     }
 }
 
+/* Two integral keys (an int and a long: TPC-H's composite keys) are compared as two words: a row
+ * matches only when both are equal (not swapped), a null in either never matches, duplicates on
+ * both sides pair up; inner building either side, and anti. */
+static void test_two_integral_keys_as_words(void **state)
+{
+    const char *names[] = {"a", "b"};
+    cs_col_type *schema = t_schema(
+        2, names,
+        (cs_col_type *[]){cs_col_type_primitive(CS_TYPE_INT), cs_col_type_primitive(CS_TYPE_LONG)});
+    int32_t la[] = {1, 1, 2, 0, 1, 1, 3, 10}, ra[] = {1, 2, 2, 0, 1, 3, 1};
+    int64_t lb[] = {10, 20, 10, 10, 0, 10, 30, 1}, rb[] = {10, 10, 20, 10, 0, 31, 10};
+    uint8_t la_ok[] = {1, 1, 1, 0, 1, 1, 1, 1}, lb_ok[] = {1, 1, 1, 1, 0, 1, 1, 1};
+    uint8_t ra_ok[] = {1, 1, 1, 0, 1, 1, 1}, rb_ok[] = {1, 1, 1, 1, 0, 1, 1};
+    for (int c = 0; c < 3; c++) { /* inner building right, inner building left, anti */
+        cs_col_batch *l[1] = {
+            t_batch(schema,
+                    (cs_column *[]){t_fixed(cs_col_type_primitive(CS_TYPE_INT), la, 8, la_ok),
+                                    t_longs(lb, 8, lb_ok)},
+                    8)};
+        cs_col_batch *r[1] = {
+            t_batch(schema,
+                    (cs_column *[]){t_fixed(cs_col_type_primitive(CS_TYPE_INT), ra, 7, ra_ok),
+                                    t_longs(rb, 7, rb_ok)},
+                    7)};
+        cs_join_spec spec = {.type = c == 2 ? CS_HJ_LEFT_ANTI : CS_HJ_INNER,
+                             .build = c == 1 ? CS_BUILD_LEFT : CS_BUILD_RIGHT,
+                             .left_keys = (int[]){0, 1},
+                             .right_keys = (int[]){0, 1},
+                             .n_keys = 2};
+        cs_error err = {0};
+        cs_sql_op *op =
+            cs_sql_op_hash_join(t_leaf(schema, l, 1), t_leaf(schema, r, 1), &spec, &err);
+        assert_non_null(op);
+        cs_sql_exec_ctx ctx = t_ctx();
+        t_rows got = t_run(op, &ctx);
+        t_rows_sort(&got);
+        if (c < 2) { /* (1, 10) twice on each side: 4 pairs; (2, 10) once */
+            assert_int_equal(got.n, 5);
+            for (int i = 0; i < 4; i++)
+                assert_string_equal(got.row[i], "1|10|1|10");
+            assert_string_equal(got.row[4], "2|10|2|10");
+        } else { /* (1, 20), the two with a null, (3, 30) and (10, 1) have no match */
+            assert_int_equal(got.n, 5);
+        }
+        t_rows_free(&got);
+        cs_sql_op_free(op);
+    }
+    cs_col_type_unref(schema);
+}
+
 static void test_grace_partitioning_equals_in_memory(void **state)
 {
     side l = gen_side(60000, 20000, 3), r = gen_side(120000, 30000, 4);
@@ -421,6 +471,7 @@ int main(void)
         cmocka_unit_test(test_every_join_type_generated),
         cmocka_unit_test(test_string_and_two_column_keys),
         cmocka_unit_test(test_narrow_integer_keys_by_value),
+        cmocka_unit_test(test_two_integral_keys_as_words),
         cmocka_unit_test(test_grace_partitioning_equals_in_memory),
         cmocka_unit_test(test_key_group_larger_than_memory_joins_in_blocks),
     };
