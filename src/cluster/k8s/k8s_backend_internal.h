@@ -21,6 +21,7 @@
 #include "cluster/coarse_backend.h"
 #include "cluster/k8s/k8s_allocator.h"
 #include "cluster/k8s/k8s_executor_roll.h"
+#include "cluster/k8s/k8s_failures.h"
 #include "cluster/k8s/k8s_pod_spec.h"
 #include "cluster/k8s/k8s_settings.h"
 #include "cluster/k8s/k8s_snapshots_store.h"
@@ -52,7 +53,7 @@ typedef struct k8s_backend {
     k8s_pod_table pods;
     int target;             /* executors wanted: spark.executor.instances or dynamic allocation's */
     int next_id;            /* the next executor id to request */
-    int failures;           /* executor failures so far */
+    k8s_failures failures;  /* executor failures that count (failuresValidityInterval) */
     int exit_code;          /* 11 after maxNumFailures, 1 after a fatal creation error, else 0 */
     cs_token_bucket tokens; /* cspark.kubernetes.allocation.maxCreateRate */
     bool stopping;          /* the backend stops: the snapshot sources end */

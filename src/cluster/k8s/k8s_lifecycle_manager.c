@@ -113,15 +113,16 @@ static void executor_gone(k8s_backend *b, k8s_exec_pod *p, const char *why, bool
     char name[256];
     snprintf(name, sizeof name, "%s", p->name);
     bool abort_now = false;
+    int failures = cs_k8s_failures_count(&b->failures, now_ms);
     if (failed && !b->stopping) {
-        b->failures++;
-        if (b->failures >= b->set.max_failures && !b->exit_code) {
+        failures = cs_k8s_failures_add(&b->failures, now_ms);
+        if (failures >= b->set.max_failures && !b->exit_code) {
             b->exit_code = 11;
             abort_now = true;
         }
     }
     bool stopping = b->stopping;
-    int failures = b->failures, max = b->set.max_failures;
+    int max = b->set.max_failures;
     pthread_cond_broadcast(&b->cond);
     pthread_mutex_unlock(&b->lock);
     if (!stopping) {
@@ -152,6 +153,14 @@ static void executor_gone(k8s_backend *b, k8s_exec_pod *p, const char *why, bool
     pthread_mutex_lock(&b->lock);
 }
 
+bool cs_k8s_pod_missing(const k8s_settings *s, const k8s_exec_pod *p, unsigned snap,
+                        int64_t snapshot_ms)
+{
+    if (p->done || p->state == K8S_POD_UNSEEN || snapshot_ms - p->seen_ms <= s->missing_delta_ms)
+        return false;
+    return p->snapshot != snap;
+}
+
 /* After full snapshot number snap taken at snapshot_ms: an executor seen before but absent from
  * it, for longer than missingPodDetectDelta since it was first seen, is removed with exit -1
  * (Spark: the driver missed its deletion). */
@@ -161,10 +170,7 @@ static void remove_missing(k8s_backend *b, unsigned snap, int64_t snapshot_ms, c
     int nmissing = 0;
     for (int k = 0; k < b->pods.npods; k++) {
         const k8s_exec_pod *p = &b->pods.pods[k];
-        if (p->done || p->state == K8S_POD_UNSEEN ||
-            snapshot_ms - p->seen_ms <= b->set.missing_delta_ms)
-            continue;
-        if (p->snapshot != snap) missing[nmissing++] = p->id;
+        if (cs_k8s_pod_missing(&b->set, p, snap, snapshot_ms)) missing[nmissing++] = p->id;
     }
     for (int i = 0; i < nmissing; i++) {
         k8s_exec_pod *p = cs_k8s_pods_find(&b->pods, missing[i]);

@@ -19,6 +19,7 @@
 
 #include <jansson.h>
 
+#include "cluster/k8s/k8s_settings.h"
 #include "cluster/k8s/k8s_snapshots_store.h"
 
 struct k8s_backend;
@@ -29,6 +30,12 @@ struct k8s_backend;
  * *failed: it did not succeed with exit code 0. Pure. */
 bool cs_k8s_pod_ended(bool check_all_containers, int id, const json_t *pod, char *why, size_t cap,
                       bool *failed);
+
+/* Executor p is missing from full snapshot number snap taken at snapshot_ms: seen before, not
+ * removed, not in that snapshot, and first seen more than spark.kubernetes.executor.
+ * missingPodDetectDelta before it. Pure. */
+bool cs_k8s_pod_missing(const k8s_settings *s, const k8s_exec_pod *p, unsigned snap,
+                        int64_t snapshot_ms);
 
 /* The store's subscriber (arg: the k8s_backend): removes the executor of a pod in a final state
  * (explained, counted when FAILED, its ended pod deleted or labelled unless Kubernetes already
