@@ -194,9 +194,10 @@ static const cs_conf_k8s_key keys[] = {
     KEY("spark.kubernetes.executor.decommissionLabel",
         "label put on the pods of executors being removed"),
     KEY("spark.kubernetes.executor.decommissionLabelValue", "its value"),
-    REFUSED("spark.kubernetes.decommission.script",
-            "preStop script of the executor pods when decommissioning is on",
-            "no preStop script: deleting a pod sends SIGTERM, which decommissions its executor"),
+    KEY_W("spark.kubernetes.decommission.script",
+          "with spark.decommission.enabled, the preStop hook of the executor containers runs "
+          "this script (an absolute path in the image)",
+          "no preStop hook: deleting a pod sends SIGTERM, which decommissions its executor"),
     KEY("spark.kubernetes.executor.pod.featureSteps",
         "extra feature steps of executor pods: Spark's VolcanoFeatureStep and YuniKornFeatureStep "
         "classes run as cspark's own; any other (JVM) class is refused"),
@@ -262,10 +263,10 @@ static const cs_conf_k8s_key keys[] = {
             KERBEROS),
     REFUSED("spark.kubernetes.kerberos.tokenSecret.itemKey", "its item holding the tokens",
             KERBEROS),
-    REFUSED("spark.kubernetes.hadoop.configMapName",
-            "ConfigMap of HADOOP_CONF_DIR files mounted in the pods",
-            "Hadoop configuration files are the JVM Hadoop client's; cspark's file systems "
-            "read spark.hadoop.* keys"),
+    KEY("spark.kubernetes.hadoop.configMapName",
+        "ConfigMap of Hadoop configuration files mounted at /opt/hadoop/conf in the driver and "
+        "executors, with HADOOP_CONF_DIR set there (for the application's own use: cspark's file "
+        "systems read spark.hadoop.* keys)"),
     KEY("spark.kubernetes.scheduler.volcano.podGroupTemplateFile",
         "template of the Volcano PodGroup created for the application (with the driver's "
         "VolcanoFeatureStep)"),
