@@ -194,10 +194,10 @@ static const cs_conf_k8s_key keys[] = {
     KEY("spark.kubernetes.executor.decommissionLabel",
         "label put on the pods of executors being removed"),
     KEY("spark.kubernetes.executor.decommissionLabelValue", "its value"),
-    KEY_W("spark.kubernetes.decommission.script",
-          "with spark.decommission.enabled, the preStop hook of the executor containers runs "
-          "this script (an absolute path in the image)",
-          "no preStop hook: deleting a pod sends SIGTERM, which decommissions its executor"),
+    KEY("spark.kubernetes.decommission.script",
+        "set, with spark.decommission.enabled: the preStop hook of the executor containers runs "
+        "this script (an absolute path in the image); unset, no hook (the cspark image has no "
+        "decom.sh: a pod's SIGTERM decommissions its executor)"),
     KEY("spark.kubernetes.executor.pod.featureSteps",
         "extra feature steps of executor pods: Spark's VolcanoFeatureStep and YuniKornFeatureStep "
         "classes run as cspark's own; any other (JVM) class is refused"),
