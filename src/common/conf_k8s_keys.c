@@ -231,9 +231,9 @@ static const cs_conf_k8s_key keys[] = {
     REFUSED("spark.kubernetes.executor.enablePollingWithResourceVersion",
             "LIST with resourceVersion=0 (the API server's cache)",
             "the executor pods are always listed from etcd"),
-    REFUSED("spark.kubernetes.executor.eventProcessingInterval",
-            "period of the lifecycle manager's rounds",
-            "the lifecycle manager handles each pod change as it arrives"),
+    KEY("spark.kubernetes.executor.eventProcessingInterval",
+        "period of the lifecycle manager's rounds: the executor pods that ended since the "
+        "previous round are handled together"),
     REFUSED("spark.kubernetes.executorSnapshotsSubscribersShutdownGracePeriod",
             "how long stopping waits for the snapshot subscribers",
             "the snapshot subscribers stop with the backend; there is no pool to wait for"),

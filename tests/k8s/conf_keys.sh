@@ -135,7 +135,7 @@ B  | spark.kubernetes.executor.apiPollingInterval | 1s | see: tests/k8s/faults_p
 C  | spark.kubernetes.executor.enableApiPolling | false | "event=allocator_started" in L and "poll_interval_ms=-1" in L
 B  | spark.kubernetes.executor.enableApiWatcher | false | RC == 0
 A  | spark.kubernetes.executor.enablePollingWithResourceVersion | true | refused
-A  | spark.kubernetes.executor.eventProcessingInterval | 2s | refused
+B  | spark.kubernetes.executor.eventProcessingInterval | 2s | see: tests/unit/k8s/test_k8s_event_batch.c
 A  | spark.kubernetes.executorSnapshotsSubscribersShutdownGracePeriod | 30s | refused
 B  | spark.kubernetes.executor.checkAllContainers | false | see: tests/unit/k8s/test_k8s_lifecycle_manager.c
 B  | spark.kubernetes.executor.deleteOnTermination | false | g(E, "metadata.labels.spark-exec-inactive") == "true"
@@ -262,9 +262,9 @@ done <"$T/refused"
 # client mode refuses them too, before the driver starts
 rc=0
 "\$SUBMIT" --master "k8s://\$SERVER" --conf spark.kubernetes.container.image=cspark:dev \
-    --conf spark.kubernetes.executor.eventProcessingInterval=2s "$BUILD/examples/pi.so" 2 >"$T/out" 2>"$T/err" </dev/null || rc=\$?
-[ \$rc -ne 0 ] && grep -q "spark.kubernetes.executor.eventProcessingInterval: '2s' is not supported by cspark" "$T/err" ||
-    fail "client mode: eventProcessingInterval not refused: \$(cat "$T/err")"
+    --conf spark.kubernetes.executor.enablePollingWithResourceVersion=true "$BUILD/examples/pi.so" 2 >"$T/out" 2>"$T/err" </dev/null || rc=\$?
+[ \$rc -ne 0 ] && grep -q "spark.kubernetes.executor.enablePollingWithResourceVersion: 'true' is not supported by cspark" "$T/err" ||
+    fail "client mode: enablePollingWithResourceVersion not refused: \$(cat "$T/err")"
 [ -z "\$(objects)" ] || fail "client mode: objects were created: \$(objects)"
 
 # A, A2: the driver's objects, created without waiting (namespace keys, its own service account)

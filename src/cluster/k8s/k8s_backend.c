@@ -159,6 +159,7 @@ static void k8s_stopping(void *arg)
     cs_k8s_roll_stop(b);
     cs_k8s_allocator_stop(b); /* already, in general: the context's first step (app_stopping) */
     cs_k8s_polling_source_stop(b);
+    cs_k8s_lifecycle_stop(b); /* from now on each update is handled as it comes */
     if (b->coarse) {
         /* executors exit 0 on StopExecutor; their pods are deleted after, as Spark's stop() */
         cs_coarse_backend_stop_executors(b->coarse);
@@ -219,6 +220,7 @@ static void k8s_stopped(void *arg)
     cs_k8s_pods_free(&b->pods);
     cs_k8s_settings_free(&b->set);
     cs_k8s_failures_free(&b->failures);
+    cs_k8s_event_batch_free(&b->events);
     free(b->local_dir);
     pthread_mutex_destroy(&b->lock);
     pthread_cond_destroy(&b->cond);
@@ -507,6 +509,7 @@ int cs_k8s_backend_start(sched_backend *base, cs_error *err)
     k8s_backend *b = cs_coarse_backend_launcher(base);
     const k8s_settings *s = &b->set;
     wait_driver_ready(b);
+    cs_k8s_lifecycle_start(b);
     if (s->enable_watcher && cs_k8s_watch_source_start(b, err) < 0) return err->code;
     if (s->enable_polling) cs_k8s_polling_source_start(b);
     cs_k8s_allocator_start(b);

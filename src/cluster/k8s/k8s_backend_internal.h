@@ -20,6 +20,7 @@
 
 #include "cluster/coarse_backend.h"
 #include "cluster/k8s/k8s_allocator.h"
+#include "cluster/k8s/k8s_event_batch.h"
 #include "cluster/k8s/k8s_executor_roll.h"
 #include "cluster/k8s/k8s_failures.h"
 #include "cluster/k8s/k8s_pod_spec.h"
@@ -64,8 +65,9 @@ typedef struct k8s_backend {
     bool statefulset_created; /* k8s_statefulset.c: the executors' StatefulSet exists */
 
     kube_watch *watch;
-    pthread_t allocator, poller;
-    bool allocator_started, poller_started;
+    pthread_t allocator, poller, lifecycle;
+    bool allocator_started, poller_started, lifecycle_started;
+    k8s_event_batch events; /* updates waiting for the lifecycle manager's next round */
 
     k8s_roll_settings roll; /* executor rolling (k8s_executor_roll.h) */
     pthread_t roller;

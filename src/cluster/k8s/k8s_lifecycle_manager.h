@@ -37,11 +37,18 @@ bool cs_k8s_pod_ended(bool check_all_containers, int id, const json_t *pod, char
 bool cs_k8s_pod_missing(const k8s_settings *s, const k8s_exec_pod *p, unsigned snap,
                         int64_t snapshot_ms);
 
-/* The store's subscriber (arg: the k8s_backend): removes the executor of a pod in a final state
+/* The store's subscriber (arg: the k8s_backend) queues each update for the lifecycle manager's
+ * next round (k8s_event_batch.h): a round runs spark.kubernetes.executor.eventProcessingInterval
+ * after the previous one on the lifecycle thread, or at once when the backend stops (or the
+ * thread did not start). A round removes the executor of a pod in a final state
  * (explained, counted when FAILED, its ended pod deleted or labelled unless Kubernetes already
  * deletes it), and after a full snapshot (update->entry NULL) an executor seen before but absent
  * from it for longer than missingPodDetectDelta since it was first seen, with exit -1 (Spark: the
  * driver missed its deletion). Times are the snapshot's. Lock held; released around API calls. */
 void cs_k8s_lifecycle_on_snapshot(void *backend, const k8s_snapshot_update *update);
+/* The lifecycle thread, which runs the rounds. Start before the snapshot sources; stop after
+ * setting the backend's stopping flag (joins it, then runs what waits). Lock not held. */
+void cs_k8s_lifecycle_start(struct k8s_backend *b);
+void cs_k8s_lifecycle_stop(struct k8s_backend *b);
 
 #endif

@@ -124,8 +124,15 @@ static int read_lifecycle(const cs_conf *c, k8s_settings *s, cs_error *err)
     if (cs_conf_entry_duration_ms(c, "spark.kubernetes.executor.missingPodDetectDelta",
                                   &s->missing_delta_ms, err) < 0 ||
         cs_conf_entry_duration_ms(c, "spark.kubernetes.executor.deletedExecutorsCacheTimeout",
-                                  &s->deleted_cache_ms, err) < 0)
+                                  &s->deleted_cache_ms, err) < 0 ||
+        cs_conf_entry_duration_ms(c, "spark.kubernetes.executor.eventProcessingInterval",
+                                  &s->event_interval_ms, err) < 0)
         return err->code;
+    if (s->event_interval_ms < 1)
+        return cs_error_set(err, CS_EINVAL,
+                            "invalid value for spark.kubernetes.executor.eventProcessingInterval: "
+                            "'%s' (must be positive)",
+                            cs_conf_get(c, "spark.kubernetes.executor.eventProcessingInterval"));
     return 0;
 }
 

@@ -52,6 +52,9 @@
  *    spark-exec-inactive=true and kept (also at stop).
  *  - spark.kubernetes.executor.missingPodDetectDelta (30s): an executor absent from a full
  *    snapshot this long after it was first seen is removed (exit -1).
+ *  - spark.kubernetes.executor.eventProcessingInterval (1s, positive): the lifecycle manager
+ *    handles the updates gathered since its previous round this long after it
+ *    (k8s_event_batch.h).
  *  - spark.kubernetes.executor.deletedExecutorsCacheTimeout (180, bare number = seconds): removed
  *    executors are remembered this long.
  *  - spark.executor.maxNumFailures (max(3, 2 × executor.instances), with dynamic allocation
@@ -112,6 +115,7 @@ typedef struct k8s_settings {
     int64_t missing_delta_ms, deleted_cache_ms;
     int max_failures;
     int64_t failures_validity_ms; /* <= 0: every failure counts */
+    int64_t event_interval_ms;    /* between the lifecycle manager's rounds */
     /* backend glue */
     bool in_driver_pod, delete_service, disable_exec_configmap, use_driver_pod_ip;
     const char *api_master;      /* borrowed from the conf */
