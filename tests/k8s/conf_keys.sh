@@ -95,7 +95,7 @@ A  | spark.kubernetes.driver.pod.excludedFeatureSteps | org.apache.spark.deploy.
 A  | spark.kubernetes.driver.annotateExitException | true | refused
 C  | spark.kubernetes.driver.ownPersistentVolumeClaim | false | P and all("-exec-" in g(c, "metadata.ownerReferences.0.name") for c in P)
 B  | spark.kubernetes.driver.reusePersistentVolumeClaim | false | see: tests/k8s/claims.sh
-B  | spark.kubernetes.driver.waitToReusePersistentVolumeClaim | true | untested: no test holds executors back for a free claim yet
+B  | spark.kubernetes.driver.waitToReusePersistentVolumeClaim | true | see: tests/unit/k8s/test_k8s_settings_keys.c
 C  | spark.kubernetes.legacy.useReadWriteOnceAccessMode | true | P and all(g(c, "spec.accessModes") == ["ReadWriteOnce"] for c in P)
 B  | spark.kubernetes.executor.podNamePrefix | keys-ex | g(E, "metadata.name").startswith("keys-ex-exec-")
 B  | spark.kubernetes.executor.label.team | green | g(E, "metadata.labels.team") == "green"

@@ -5,8 +5,10 @@
  * spark.kubernetes.allocation.batch.size (pods per allocation round),
  * spark.kubernetes.dynamicAllocation.deleteGracePeriod (when a removed executor's pod is deleted),
  * spark.kubernetes.executor.missingPodDetectDelta (when an executor absent from a full snapshot
- * is removed) and spark.kubernetes.executor.deletedExecutorsCacheTimeout (how long a removed
- * executor is remembered). Every time is explicit: nothing here reads a clock. */
+ * is removed), spark.kubernetes.executor.deletedExecutorsCacheTimeout (how long a removed
+ * executor is remembered) and spark.kubernetes.driver.waitToReusePersistentVolumeClaim (once
+ * as many claims exist as executors may, a replacement waits for a free claim instead of a new
+ * one: no pod is created). Every time is explicit: nothing here reads a clock. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +18,7 @@
 #include <cmocka.h>
 
 #include "cluster/k8s/k8s_allocator.h"
+#include "cluster/k8s/k8s_claims.h"
 #include "cluster/k8s/k8s_lifecycle_manager.h"
 #include "cluster/k8s/k8s_settings.h"
 #include "cluster/k8s/k8s_snapshots_store.h"
@@ -124,6 +127,48 @@ static void test_deleted_executors_cache_timeout(void **state)
     cs_k8s_settings_free(&s);
 }
 
+static void test_wait_to_reuse_claims(void **state)
+{
+    (void)state;
+    /* two executors, their two claims created, executor 2 gone and no claim free yet */
+    k8s_pod_table t = {0};
+    request(&t, 1, 0);
+    request(&t, 2, 0);
+    for (int id = 1; id <= 2; id++) {
+        k8s_exec_pod *p = cs_k8s_pods_find(&t, id);
+        p->seen_ms = 100;
+        p->state = K8S_POD_RUNNING;
+    }
+    cs_k8s_pod_mark_done(cs_k8s_pods_find(&t, 2), 200);
+    k8s_settings dflt = settings_with(NULL, NULL);
+    k8s_settings s =
+        settings_with("spark.kubernetes.driver.waitToReusePersistentVolumeClaim", "true");
+    assert_false(dflt.wait_to_reuse_pvc);
+    assert_true(s.wait_to_reuse_pvc);
+    assert_int_equal(s.max_pvcs, 2); /* spark.executor.instances */
+    /* by default a new claim is made for the replacement at once */
+    bool wait = cs_k8s_claims_must_wait(&dflt, true, 0, 2);
+    assert_false(wait);
+    k8s_alloc_round r;
+    cs_k8s_allocator_round(&dflt, 2, false, wait, &t, 300, &r);
+    assert_int_equal(r.kind, K8S_ALLOC_CREATE);
+    assert_int_equal(r.create, 1);
+    /* with the key the replacement waits while no claim is free... */
+    wait = cs_k8s_claims_must_wait(&s, true, 0, 2);
+    assert_true(wait);
+    cs_k8s_allocator_round(&s, 2, false, wait, &t, 300, &r);
+    assert_int_equal(r.kind, K8S_ALLOC_WAIT);
+    /* ...and is made once one is (it then takes that claim) */
+    wait = cs_k8s_claims_must_wait(&s, true, 1, 2);
+    assert_false(wait);
+    cs_k8s_allocator_round(&s, 2, false, wait, &t, 400, &r);
+    assert_int_equal(r.kind, K8S_ALLOC_CREATE);
+    assert_int_equal(r.create, 1);
+    cs_k8s_pods_free(&t);
+    cs_k8s_settings_free(&s);
+    cs_k8s_settings_free(&dflt);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -131,6 +176,7 @@ int main(void)
         cmocka_unit_test(test_delete_grace_period_delays_deletion),
         cmocka_unit_test(test_missing_pod_detect_delta),
         cmocka_unit_test(test_deleted_executors_cache_timeout),
+        cmocka_unit_test(test_wait_to_reuse_claims),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
