@@ -236,7 +236,8 @@ static const cs_conf_k8s_key keys[] = {
         "previous round are handled together"),
     REFUSED("spark.kubernetes.executorSnapshotsSubscribersShutdownGracePeriod",
             "how long stopping waits for the snapshot subscribers",
-            "the snapshot subscribers stop with the backend; there is no pool to wait for"),
+            "stopping waits for the lifecycle manager's round in progress (its API calls are "
+            "bounded by spark.kubernetes.driver.requestTimeout), then handles what waits"),
     KEY("spark.kubernetes.executor.checkAllContainers",
         "any container that ends non-zero ends the executor"),
     KEY("spark.kubernetes.executor.deleteOnTermination",
