@@ -1,15 +1,18 @@
 /*
  * k8s_lifecycle_manager.h — what happens to executors whose pods end (Spark's
  * ExecutorPodsLifecycleManager). It subscribes to the snapshots store (the backend registers
- * cs_k8s_lifecycle_on_snapshot) and acts on every pod whose state is final (SUCCEEDED, FAILED,
- * DELETED: k8s_pod_states.h) and, after every full snapshot, on executors missing from it; it tells
- * the coarse backend the executor is gone (its tasks fail, its map outputs are lost), counts
- * failures against spark.executor.maxNumFailures (reaching it fails every job and makes the driver
- * exit 11), and deletes the ended pod or, with spark.kubernetes.executor.deleteOnTermination=false,
- * labels it spark-exec-inactive=true.
+ * cs_k8s_lifecycle_on_snapshot) and, in rounds every spark.kubernetes.executor.
+ * eventProcessingInterval (k8s_event_batch.h), acts on every pod whose state is final (SUCCEEDED,
+ * FAILED, DELETED: k8s_pod_states.h) and, after a full snapshot, on executors missing from it:
+ * it tells the coarse backend the executor is gone (its tasks fail, its map outputs are lost),
+ * counts failures against spark.executor.maxNumFailures (reaching it fails every job and makes
+ * the driver exit 11; k8s_failures.h), and deletes the ended pod or, with
+ * spark.kubernetes.executor.deleteOnTermination=false, labels it spark-exec-inactive=true.
  *
- * Threads: called from the watch and poller threads with the backend's lock held; the lock is
- * released around API calls and scheduler notifications (entries may move meanwhile).
+ * Threads: the subscriber is called from the watch and poller threads with the backend's lock
+ * held; the rounds run on the lifecycle thread (cs_k8s_lifecycle_start), and on the sources'
+ * threads once the backend stops, with the lock held, released around API calls and scheduler
+ * notifications (entries may move meanwhile).
  */
 #ifndef CSPARK_CLUSTER_K8S_LIFECYCLE_MANAGER_H
 #define CSPARK_CLUSTER_K8S_LIFECYCLE_MANAGER_H
