@@ -234,6 +234,8 @@ static const cs_conf_entry entries[] = {
     CHOICE("spark.eventLog.compression.codec", "zstd", true), /* lz4: see event_log.c */
     BOOL("spark.eventLog.rolling.enabled"),
     SIZE_POS("spark.eventLog.rolling.maxFileSize", CS_BYTE), /* at least 10m (event_log.c) */
+    /* the Kubernetes backend's failure count (cluster/k8s/k8s_failures.h) */
+    DUR_NONNEG("spark.executor.failuresValidityInterval", CS_MS),
     /* Kubernetes: Spark 4.1's defaults. Every spark.kubernetes.* key of Spark is also in
      * k8s_keys below (documented, or refused); these are the ones with a type. */
     CHOICE_D("spark.kubernetes.container.image.pullPolicy", "Always|Never|IfNotPresent", false,

@@ -194,9 +194,10 @@ static const cs_conf_k8s_key keys[] = {
     KEY("spark.kubernetes.executor.decommissionLabel",
         "label put on the pods of executors being removed"),
     KEY("spark.kubernetes.executor.decommissionLabelValue", "its value"),
-    REFUSED("spark.kubernetes.decommission.script",
-            "preStop script of the executor pods when decommissioning is on",
-            "no preStop script: deleting a pod sends SIGTERM, which decommissions its executor"),
+    KEY("spark.kubernetes.decommission.script",
+        "set, with spark.decommission.enabled: the preStop hook of the executor containers runs "
+        "this script (an absolute path in the image); unset, no hook (the cspark image has no "
+        "decom.sh: a pod's SIGTERM decommissions its executor)"),
     KEY("spark.kubernetes.executor.pod.featureSteps",
         "extra feature steps of executor pods: Spark's VolcanoFeatureStep and YuniKornFeatureStep "
         "classes run as cspark's own; any other (JVM) class is refused"),
@@ -230,12 +231,13 @@ static const cs_conf_k8s_key keys[] = {
     REFUSED("spark.kubernetes.executor.enablePollingWithResourceVersion",
             "LIST with resourceVersion=0 (the API server's cache)",
             "the executor pods are always listed from etcd"),
-    REFUSED("spark.kubernetes.executor.eventProcessingInterval",
-            "period of the lifecycle manager's rounds",
-            "the lifecycle manager handles each pod change as it arrives"),
+    KEY("spark.kubernetes.executor.eventProcessingInterval",
+        "period of the lifecycle manager's rounds: the executor pods that ended since the "
+        "previous round are handled together"),
     REFUSED("spark.kubernetes.executorSnapshotsSubscribersShutdownGracePeriod",
             "how long stopping waits for the snapshot subscribers",
-            "the snapshot subscribers stop with the backend; there is no pool to wait for"),
+            "stopping waits for the lifecycle manager's round in progress (its API calls are "
+            "bounded by spark.kubernetes.driver.requestTimeout), then handles what waits"),
     KEY("spark.kubernetes.executor.checkAllContainers",
         "any container that ends non-zero ends the executor"),
     KEY("spark.kubernetes.executor.deleteOnTermination",
@@ -262,10 +264,10 @@ static const cs_conf_k8s_key keys[] = {
             KERBEROS),
     REFUSED("spark.kubernetes.kerberos.tokenSecret.itemKey", "its item holding the tokens",
             KERBEROS),
-    REFUSED("spark.kubernetes.hadoop.configMapName",
-            "ConfigMap of HADOOP_CONF_DIR files mounted in the pods",
-            "Hadoop configuration files are the JVM Hadoop client's; cspark's file systems "
-            "read spark.hadoop.* keys"),
+    KEY("spark.kubernetes.hadoop.configMapName",
+        "ConfigMap of Hadoop configuration files mounted at /opt/hadoop/conf in the driver and "
+        "executors, with HADOOP_CONF_DIR set there (for the application's own use: cspark's file "
+        "systems read spark.hadoop.* keys)"),
     KEY("spark.kubernetes.scheduler.volcano.podGroupTemplateFile",
         "template of the Volcano PodGroup created for the application (with the driver's "
         "VolcanoFeatureStep)"),

@@ -95,7 +95,7 @@ A  | spark.kubernetes.driver.pod.excludedFeatureSteps | org.apache.spark.deploy.
 A  | spark.kubernetes.driver.annotateExitException | true | refused
 C  | spark.kubernetes.driver.ownPersistentVolumeClaim | false | P and all("-exec-" in g(c, "metadata.ownerReferences.0.name") for c in P)
 B  | spark.kubernetes.driver.reusePersistentVolumeClaim | false | see: tests/k8s/claims.sh
-B  | spark.kubernetes.driver.waitToReusePersistentVolumeClaim | true | untested: no test holds executors back for a free claim yet
+B  | spark.kubernetes.driver.waitToReusePersistentVolumeClaim | true | see: tests/unit/k8s/test_k8s_settings_keys.c
 C  | spark.kubernetes.legacy.useReadWriteOnceAccessMode | true | P and all(g(c, "spec.accessModes") == ["ReadWriteOnce"] for c in P)
 B  | spark.kubernetes.executor.podNamePrefix | keys-ex | g(E, "metadata.name").startswith("keys-ex-exec-")
 B  | spark.kubernetes.executor.label.team | green | g(E, "metadata.labels.team") == "green"
@@ -116,13 +116,13 @@ A  | spark.kubernetes.local.dirs.tmpfs | true | any(v.get("emptyDir", {}).get("m
 A  | spark.kubernetes.configMap.maxSize | 10000 | see: tests/k8s/submit_badinput.sh
 B  | spark.kubernetes.executor.disableConfigMap | true | X == []
 B  | spark.kubernetes.executor.terminationGracePeriodSeconds | 7 | g(E, "spec.terminationGracePeriodSeconds") == 7
-B  | spark.kubernetes.executor.decommissionLabel | keys-decom | untested: needs an executor removed by dynamic allocation
-B  | spark.kubernetes.executor.decommissionLabelValue | yes | untested: needs an executor removed by dynamic allocation
-A  | spark.kubernetes.decommission.script | /opt/other.sh | refused
+B  | spark.kubernetes.executor.decommissionLabel | keys-decom | see: tests/k8s/executor_roll.sh
+B  | spark.kubernetes.executor.decommissionLabelValue | yes | see: tests/k8s/executor_roll.sh
+B  | spark.kubernetes.decommission.script | /opt/other.sh | see: tests/unit/k8s/test_k8s_pod_spec.c
 B  | spark.kubernetes.executor.pod.featureSteps | org.apache.spark.deploy.k8s.features.YuniKornFeatureStep | g(E, "metadata.annotations.yunikorn\\.apache\\.org/app-id") == g(E, "metadata.labels.spark-app-selector")
 A  | spark.kubernetes.executor.pod.excludedFeatureSteps | org.apache.spark.deploy.k8s.features.MountVolumesFeatureStep | refused
 B  | spark.kubernetes.executor.useDriverPodIP | true | g(D, "status.podIP") and g(env(E, "SPARK_DRIVER_URL"), "value").startswith("spark://CoarseGrainedScheduler@" + g(D, "status.podIP") + ":")
-B  | spark.kubernetes.allocation.batch.size | 1 | untested: the allocator round (tests/unit/k8s/test_k8s_allocator.c) is given the size, not the key
+B  | spark.kubernetes.allocation.batch.size | 1 | see: tests/unit/k8s/test_k8s_settings_keys.c
 B  | spark.kubernetes.allocation.batch.delay | 200ms | see: tests/k8s/dynamic_allocation.sh
 B  | spark.kubernetes.allocation.executor.timeout | 2s | see: tests/k8s/faults_unschedulable.sh
 C  | spark.kubernetes.allocation.maxPendingPods | 1 | N == 1
@@ -130,17 +130,17 @@ C2 | spark.kubernetes.allocation.maxPendingPodsPerRp | 1 | N == 1
 B  | spark.kubernetes.allocation.maximum | 3 | see: tests/k8s/faults_polling.sh
 B  | spark.kubernetes.allocation.driver.readinessTimeout | 5s | "event=driver_readiness" in L and "ready=true" in L and "timeout_ms=5000" in L
 B  | spark.kubernetes.allocation.pods.allocator | statefulset | see: tests/k8s/statefulset_allocator.sh
-B  | spark.kubernetes.dynamicAllocation.deleteGracePeriod | 1s | untested: the allocator round is given the period, not the key
+B  | spark.kubernetes.dynamicAllocation.deleteGracePeriod | 1s | see: tests/unit/k8s/test_k8s_settings_keys.c
 B  | spark.kubernetes.executor.apiPollingInterval | 1s | see: tests/k8s/faults_polling.sh
 C  | spark.kubernetes.executor.enableApiPolling | false | "event=allocator_started" in L and "poll_interval_ms=-1" in L
 B  | spark.kubernetes.executor.enableApiWatcher | false | RC == 0
 A  | spark.kubernetes.executor.enablePollingWithResourceVersion | true | refused
-A  | spark.kubernetes.executor.eventProcessingInterval | 2s | refused
+B  | spark.kubernetes.executor.eventProcessingInterval | 2s | see: tests/unit/k8s/test_k8s_event_batch.c
 A  | spark.kubernetes.executorSnapshotsSubscribersShutdownGracePeriod | 30s | refused
 B  | spark.kubernetes.executor.checkAllContainers | false | see: tests/unit/k8s/test_k8s_lifecycle_manager.c
 B  | spark.kubernetes.executor.deleteOnTermination | false | g(E, "metadata.labels.spark-exec-inactive") == "true"
-B  | spark.kubernetes.executor.missingPodDetectDelta | 5s | untested: the lifecycle manager is given the delta, not the key
-B  | spark.kubernetes.executor.deletedExecutorsCacheTimeout | 60 | untested: the lifecycle manager is given the time, not the key
+B  | spark.kubernetes.executor.missingPodDetectDelta | 5s | see: tests/unit/k8s/test_k8s_settings_keys.c
+B  | spark.kubernetes.executor.deletedExecutorsCacheTimeout | 60 | see: tests/unit/k8s/test_k8s_settings_keys.c
 B  | spark.kubernetes.executor.rollInterval | 60s | see: tests/k8s/executor_roll.sh
 B  | spark.kubernetes.executor.rollPolicy | ID | see: tests/k8s/executor_roll.sh
 B  | spark.kubernetes.executor.minTasksPerExecutorBeforeRolling | 5 | see: tests/k8s/executor_roll.sh
@@ -148,7 +148,7 @@ A  | spark.kubernetes.kerberos.krb5.path | /etc/krb5.conf | refused
 A  | spark.kubernetes.kerberos.krb5.configMapName | krb5 | refused
 A  | spark.kubernetes.kerberos.tokenSecret.name | tokens | refused
 A  | spark.kubernetes.kerberos.tokenSecret.itemKey | token | refused
-A  | spark.kubernetes.hadoop.configMapName | hadoop-conf | refused
+B  | spark.kubernetes.hadoop.configMapName | keys-hadoop | all(g(vol(P, "hadoop-properties"), "configMap.name") == "keys-hadoop" and mount(P, "/opt/hadoop/conf") == "hadoop-properties" and g(env(P, "HADOOP_CONF_DIR"), "value") == "/opt/hadoop/conf" for P in (D, E))
 A  | spark.kubernetes.scheduler.volcano.podGroupTemplateFile | $T/pg.yaml | see: tests/k8s/volcano_pod_group.sh
 KEYS
 
@@ -262,9 +262,9 @@ done <"$T/refused"
 # client mode refuses them too, before the driver starts
 rc=0
 "\$SUBMIT" --master "k8s://\$SERVER" --conf spark.kubernetes.container.image=cspark:dev \
-    --conf spark.kubernetes.executor.eventProcessingInterval=2s "$BUILD/examples/pi.so" 2 >"$T/out" 2>"$T/err" </dev/null || rc=\$?
-[ \$rc -ne 0 ] && grep -q "spark.kubernetes.executor.eventProcessingInterval: '2s' is not supported by cspark" "$T/err" ||
-    fail "client mode: eventProcessingInterval not refused: \$(cat "$T/err")"
+    --conf spark.kubernetes.executor.enablePollingWithResourceVersion=true "$BUILD/examples/pi.so" 2 >"$T/out" 2>"$T/err" </dev/null || rc=\$?
+[ \$rc -ne 0 ] && grep -q "spark.kubernetes.executor.enablePollingWithResourceVersion: 'true' is not supported by cspark" "$T/err" ||
+    fail "client mode: enablePollingWithResourceVersion not refused: \$(cat "$T/err")"
 [ -z "\$(objects)" ] || fail "client mode: objects were created: \$(objects)"
 
 # A, A2: the driver's objects, created without waiting (namespace keys, its own service account)
@@ -294,6 +294,8 @@ done
 step "group B: an application with executor keys"
 kubectl create secret generic keys-secret --from-literal=token=t >/dev/null || fail "no secret keys-secret"
 kubectl create serviceaccount keys-exec-sa >/dev/null || fail "no service account keys-exec-sa"
+kubectl create configmap keys-hadoop --from-literal=core-site.xml='<configuration/>' >/dev/null ||
+    fail "no ConfigMap keys-hadoop"
 mapfile -d '' conf < <(args "$T/group-B")
 rc=0
 # the application from the build's volume (local://): without an executor ConfigMap
@@ -311,6 +313,7 @@ printf '{"D": %s, "E": %s, "S": %s, "X": %s, "L": %s, "RC": %d}' "\$D" "\$E" "\$
 /usr/bin/python3 "$T/check.py" B "$T/objs-B.json" "$T/keys.txt" || fail "group B"
 kubectl delete pods,services,configmaps,secrets -l spark-app-selector --wait=false >/dev/null 2>&1
 kubectl delete secret keys-secret >/dev/null
+kubectl delete configmap keys-hadoop >/dev/null
 
 # C, C2: executors that cannot be scheduled, seen while Pending; at most one pending at a time
 V=spark.kubernetes.executor.volumes.persistentVolumeClaim.data

@@ -10,6 +10,8 @@
 #  - each rolled executor was replaced (the target stays 2): executors 3, 4 and 5 registered;
 #  - every job gave the exact result, every stage ran one attempt (the rolled executors' map
 #    outputs moved to the others, none recomputed), each rolled pod exited 0 (not a failure);
+#  - each rolled executor's pod was labelled with spark.kubernetes.executor.decommissionLabel=
+#    decommissionLabelValue (roll-decom=yes) before it went (seen by a label-selected pod watch);
 #  - nothing is left in the namespace.
 # The choice of each policy on given figures is tested in tests/unit/k8s/test_k8s_executor_roll.c.
 . "$(dirname "$0")/lib/k8s.sh"
@@ -18,12 +20,17 @@ mkdir -p "$T/ev"
 
 cat >"$T/inner.sh" <<INNER
 step "submit: rolling every 3s while jobs run"
+# the pods that get the decommission label: a watch selecting it (started before any pod exists)
+kubectl get pods -l roll-decom=yes --watch -o name >"$T/decom-watch" 2>&1 &
+watch_pid=\$!
 timeout 240 "$BUILD/bin/cspark-submit" --master "k8s://\$SERVER" --deploy-mode client --name roll \
     --conf spark.kubernetes.container.image=cspark:dev --conf spark.executor.instances=2 \
     --conf spark.kubernetes.allocation.batch.delay=200ms \
     --conf spark.decommission.enabled=true --conf spark.storage.decommission.enabled=true \
     --conf spark.kubernetes.executor.rollInterval=3s --conf spark.kubernetes.executor.rollPolicy=ID \
     --conf spark.kubernetes.executor.minTasksPerExecutorBeforeRolling=1 \
+    --conf spark.kubernetes.executor.decommissionLabel=roll-decom \
+    --conf spark.kubernetes.executor.decommissionLabelValue=yes \
     --conf spark.eventLog.enabled=true --conf spark.eventLog.dir="$T/ev" \
     --class rolling_rounds "$BUILD/tests/jobs/rolljobs.so" 200 40 "$T/stop" >"$T/out" 2>"$T/err" &
 sub=\$!
@@ -63,6 +70,11 @@ for i in 1 2 3; do
     grep -q "event=executor_pod_ended executor=\$i .*failed=false .*exited with exit code 0 " "$T/err" ||
         fail "rolled executor \$i: \$(grep "event=executor_pod_ended executor=\$i " "$T/err")"
 done
+step "rolled pods were labelled roll-decom=yes"
+labelled() { for i in 1 2 3; do grep -q -- "-exec-\$i\$" "$T/decom-watch" || return 1; done; }
+wait_until 30 "the decommission label on the pods of executors 1, 2 and 3" labelled ||
+    fail "rolled pods without the decommission label; the watch saw: \$(cat "$T/decom-watch")"
+kill \$watch_pid 2>/dev/null
 expect_nothing_left roll
 echo "inner ok"
 INNER

@@ -44,6 +44,11 @@ static bool give_ups(const k8s_settings *s, const k8s_pod_table *t, int64_t now,
     return out->n > 0;
 }
 
+void cs_k8s_allocator_removing(const k8s_settings *s, k8s_exec_pod *p, int64_t now_ms)
+{
+    p->delete_at_ms = now_ms + (s->delete_grace_ms > 0 ? s->delete_grace_ms : 1);
+}
+
 /* Pods of executors removed by dynamic allocation, deleteGracePeriod after their removal. */
 static bool removed_due(const k8s_pod_table *t, int64_t now, k8s_alloc_round *out)
 {

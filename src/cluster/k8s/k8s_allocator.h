@@ -58,6 +58,9 @@ typedef struct k8s_alloc_round {
 void cs_k8s_allocator_round(const k8s_settings *s, int target, bool failed, bool claims_wait,
                             const k8s_pod_table *pods, int64_t now_ms, k8s_alloc_round *out);
 void cs_k8s_alloc_round_free(k8s_alloc_round *r);
+/* Executor p was removed by dynamic allocation (or rolled) at now_ms: a round deletes its pod
+ * spark.kubernetes.dynamicAllocation.deleteGracePeriod later if it is still there. Pure. */
+void cs_k8s_allocator_removing(const k8s_settings *s, k8s_exec_pod *p, int64_t now_ms);
 
 struct k8s_backend;
 /* Starts the allocator thread. */

@@ -73,8 +73,7 @@ static void k8s_removing(void *arg, const char *const *ids, int n)
         pthread_mutex_lock(&b->lock);
         k8s_exec_pod *p = cs_k8s_pods_find(&b->pods, (int)id);
         if (p && !p->done) {
-            p->delete_at_ms =
-                cs_mono_ms() + (b->set.delete_grace_ms > 0 ? b->set.delete_grace_ms : 1);
+            cs_k8s_allocator_removing(&b->set, p, cs_mono_ms());
             snprintf(name, sizeof name, "%s", p->name);
         }
         pthread_mutex_unlock(&b->lock);
@@ -160,6 +159,7 @@ static void k8s_stopping(void *arg)
     cs_k8s_roll_stop(b);
     cs_k8s_allocator_stop(b); /* already, in general: the context's first step (app_stopping) */
     cs_k8s_polling_source_stop(b);
+    cs_k8s_lifecycle_stop(b); /* from now on each update is handled as it comes */
     if (b->coarse) {
         /* executors exit 0 on StopExecutor; their pods are deleted after, as Spark's stop() */
         cs_coarse_backend_stop_executors(b->coarse);
@@ -219,6 +219,8 @@ static void k8s_stopped(void *arg)
     cs_kube_client_free(b->kc);
     cs_k8s_pods_free(&b->pods);
     cs_k8s_settings_free(&b->set);
+    cs_k8s_failures_free(&b->failures);
+    cs_k8s_event_batch_free(&b->events);
     free(b->local_dir);
     pthread_mutex_destroy(&b->lock);
     pthread_cond_destroy(&b->cond);
@@ -355,6 +357,7 @@ sched_backend *cs_k8s_backend_new(const cluster_env *env, const char *secret, cs
         cs_k8s_settings_read(b->conf, &b->set, err) < 0 ||
         cs_k8s_roll_settings_read(b->conf, &b->roll, err) < 0)
         goto fail;
+    b->failures.validity_ms = b->set.failures_validity_ms;
     if (b->set.statefulset && b->on_demand_claims) {
         /* Spark turns them into the set's volumeClaimTemplates; cspark does not yet */
         cs_error_set(err, CS_EINVAL,
@@ -506,6 +509,7 @@ int cs_k8s_backend_start(sched_backend *base, cs_error *err)
     k8s_backend *b = cs_coarse_backend_launcher(base);
     const k8s_settings *s = &b->set;
     wait_driver_ready(b);
+    cs_k8s_lifecycle_start(b);
     if (s->enable_watcher && cs_k8s_watch_source_start(b, err) < 0) return err->code;
     if (s->enable_polling) cs_k8s_polling_source_start(b);
     cs_k8s_allocator_start(b);

@@ -20,7 +20,9 @@
 
 #include "cluster/coarse_backend.h"
 #include "cluster/k8s/k8s_allocator.h"
+#include "cluster/k8s/k8s_event_batch.h"
 #include "cluster/k8s/k8s_executor_roll.h"
+#include "cluster/k8s/k8s_failures.h"
 #include "cluster/k8s/k8s_pod_spec.h"
 #include "cluster/k8s/k8s_settings.h"
 #include "cluster/k8s/k8s_snapshots_store.h"
@@ -52,7 +54,7 @@ typedef struct k8s_backend {
     k8s_pod_table pods;
     int target;             /* executors wanted: spark.executor.instances or dynamic allocation's */
     int next_id;            /* the next executor id to request */
-    int failures;           /* executor failures so far */
+    k8s_failures failures;  /* executor failures that count (failuresValidityInterval) */
     int exit_code;          /* 11 after maxNumFailures, 1 after a fatal creation error, else 0 */
     cs_token_bucket tokens; /* cspark.kubernetes.allocation.maxCreateRate */
     bool stopping;          /* the backend stops: the snapshot sources end */
@@ -63,8 +65,9 @@ typedef struct k8s_backend {
     bool statefulset_created; /* k8s_statefulset.c: the executors' StatefulSet exists */
 
     kube_watch *watch;
-    pthread_t allocator, poller;
-    bool allocator_started, poller_started;
+    pthread_t allocator, poller, lifecycle;
+    bool allocator_started, poller_started, lifecycle_started;
+    k8s_event_batch events; /* updates waiting for the lifecycle manager's next round */
 
     k8s_roll_settings roll; /* executor rolling (k8s_executor_roll.h) */
     pthread_t roller;

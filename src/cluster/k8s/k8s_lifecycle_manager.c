@@ -11,9 +11,12 @@
 
 #include "cluster/exit_codes.h"
 #include "cluster/k8s/k8s_backend_internal.h"
+#include "cluster/k8s/k8s_event_batch.h"
 #include "cluster/k8s/k8s_executor_logs.h"
 #include "cluster/k8s/k8s_pod_spec.h"
+#include "common/clock.h"
 #include "common/log.h"
+#include "common/sync.h"
 
 static const char *str_or(const json_t *v, const char *dflt)
 {
@@ -113,15 +116,16 @@ static void executor_gone(k8s_backend *b, k8s_exec_pod *p, const char *why, bool
     char name[256];
     snprintf(name, sizeof name, "%s", p->name);
     bool abort_now = false;
+    int failures = cs_k8s_failures_count(&b->failures, now_ms);
     if (failed && !b->stopping) {
-        b->failures++;
-        if (b->failures >= b->set.max_failures && !b->exit_code) {
+        failures = cs_k8s_failures_add(&b->failures, now_ms);
+        if (failures >= b->set.max_failures && !b->exit_code) {
             b->exit_code = 11;
             abort_now = true;
         }
     }
     bool stopping = b->stopping;
-    int failures = b->failures, max = b->set.max_failures;
+    int max = b->set.max_failures;
     pthread_cond_broadcast(&b->cond);
     pthread_mutex_unlock(&b->lock);
     if (!stopping) {
@@ -152,6 +156,14 @@ static void executor_gone(k8s_backend *b, k8s_exec_pod *p, const char *why, bool
     pthread_mutex_lock(&b->lock);
 }
 
+bool cs_k8s_pod_missing(const k8s_settings *s, const k8s_exec_pod *p, unsigned snap,
+                        int64_t snapshot_ms)
+{
+    if (p->done || p->state == K8S_POD_UNSEEN || snapshot_ms - p->seen_ms <= s->missing_delta_ms)
+        return false;
+    return p->snapshot != snap;
+}
+
 /* After full snapshot number snap taken at snapshot_ms: an executor seen before but absent from
  * it, for longer than missingPodDetectDelta since it was first seen, is removed with exit -1
  * (Spark: the driver missed its deletion). */
@@ -161,10 +173,7 @@ static void remove_missing(k8s_backend *b, unsigned snap, int64_t snapshot_ms, c
     int nmissing = 0;
     for (int k = 0; k < b->pods.npods; k++) {
         const k8s_exec_pod *p = &b->pods.pods[k];
-        if (p->done || p->state == K8S_POD_UNSEEN ||
-            snapshot_ms - p->seen_ms <= b->set.missing_delta_ms)
-            continue;
-        if (p->snapshot != snap) missing[nmissing++] = p->id;
+        if (cs_k8s_pod_missing(&b->set, p, snap, snapshot_ms)) missing[nmissing++] = p->id;
     }
     for (int i = 0; i < nmissing; i++) {
         k8s_exec_pod *p = cs_k8s_pods_find(&b->pods, missing[i]);
@@ -182,9 +191,10 @@ static void remove_missing(k8s_backend *b, unsigned snap, int64_t snapshot_ms, c
     free(missing);
 }
 
-void cs_k8s_lifecycle_on_snapshot(void *backend, const k8s_snapshot_update *u)
+/* One update as Spark's ExecutorPodsLifecycleManager.onNewSnapshots handles a snapshot. Lock held;
+ * released around API calls. */
+static void handle_update(k8s_backend *b, const k8s_snapshot_update *u)
 {
-    k8s_backend *b = backend;
     if (!u->entry) {
         remove_missing(b, u->snapshot, u->at_ms, u->source);
         return;
@@ -201,4 +211,74 @@ void cs_k8s_lifecycle_on_snapshot(void *backend, const k8s_snapshot_update *u)
     char why[1500];
     explain_end(p->id, u->pod, &u->status, why, sizeof why);
     executor_gone(b, p, why, u->status.state == K8S_POD_FAILED, !u->status.being_deleted, u->at_ms);
+}
+
+/* One round: every update queued since the previous one, in arrival order, then the latest full
+ * snapshot's missing executors. Lock held; released around API calls (updates queued meanwhile
+ * wait for the next round). */
+static void run_round(k8s_backend *b, int64_t now_ms)
+{
+    k8s_event_batch batch = {0};
+    cs_k8s_event_batch_take(&b->events, now_ms, &batch);
+    for (int i = 0; i < batch.npods; i++) {
+        const k8s_queued_pod *q = &batch.pods[i];
+        k8s_exec_pod *p = cs_k8s_pods_find(&b->pods, q->id);
+        if (!p) continue; /* forgotten meanwhile */
+        k8s_snapshot_update u = {
+            .entry = p, .pod = q->pod, .status = q->status, .at_ms = q->at_ms, .source = q->source};
+        handle_update(b, &u);
+    }
+    if (batch.full) {
+        k8s_snapshot_update u = {.snapshot = batch.full_snapshot,
+                                 .at_ms = batch.full_at_ms,
+                                 .source = batch.full_source};
+        handle_update(b, &u);
+    }
+    cs_k8s_event_batch_free(&batch);
+}
+
+void cs_k8s_lifecycle_on_snapshot(void *backend, const k8s_snapshot_update *u)
+{
+    k8s_backend *b = backend;
+    /* only final states and full snapshots matter to the lifecycle */
+    if (u->entry && (u->entry->done || !cs_k8s_pod_state_final(u->status.state))) return;
+    cs_k8s_event_batch_add(&b->events, u);
+    if (b->stopping || !b->lifecycle_started) {
+        /* no rounds any more (or not yet): at once, after what waits */
+        run_round(b, cs_mono_ms());
+        return;
+    }
+    pthread_cond_broadcast(&b->cond);
+}
+
+static void *lifecycle_main(void *arg)
+{
+    k8s_backend *b = arg;
+    pthread_mutex_lock(&b->lock);
+    while (!b->stopping) {
+        int64_t now = cs_mono_ms(), wait_ms;
+        if (cs_k8s_event_batch_due(&b->events, now, &wait_ms)) {
+            run_round(b, now);
+            continue;
+        }
+        /* woken by every snapshot; otherwise at the next round, or to look at stopping */
+        cs_cond_wait_ms(&b->cond, &b->lock, wait_ms >= 0 ? wait_ms : b->set.event_interval_ms);
+    }
+    pthread_mutex_unlock(&b->lock);
+    return NULL;
+}
+
+void cs_k8s_lifecycle_start(k8s_backend *b)
+{
+    b->events.interval_ms = b->set.event_interval_ms;
+    b->lifecycle_started = pthread_create(&b->lifecycle, NULL, lifecycle_main, b) == 0;
+}
+
+void cs_k8s_lifecycle_stop(k8s_backend *b)
+{
+    if (b->lifecycle_started) pthread_join(b->lifecycle, NULL);
+    pthread_mutex_lock(&b->lock);
+    b->lifecycle_started = false;
+    run_round(b, cs_mono_ms()); /* what the last round left */
+    pthread_mutex_unlock(&b->lock);
 }

@@ -398,14 +398,15 @@ int cs_k8s_pod_memory_mib(const cs_conf *conf, const char *role, int64_t *heap_m
 /* ---- pod builders ------------------------------------------------------------------------- */
 
 static const k8s_step_fn DRIVER_STEPS[] = {
-    cs_k8s_step_template,      cs_k8s_step_basic,       cs_k8s_step_driver_credentials,
-    cs_k8s_step_mount_secrets, cs_k8s_step_env_secrets, cs_k8s_step_volumes,
-    cs_k8s_step_local_dirs,    cs_k8s_step_conf_map,    cs_k8s_step_batch_scheduler,
+    cs_k8s_step_template,        cs_k8s_step_basic,       cs_k8s_step_driver_credentials,
+    cs_k8s_step_mount_secrets,   cs_k8s_step_env_secrets, cs_k8s_step_volumes,
+    cs_k8s_step_local_dirs,      cs_k8s_step_conf_map,    cs_k8s_step_hadoop_conf,
+    cs_k8s_step_batch_scheduler,
 };
 static const k8s_step_fn EXECUTOR_STEPS[] = {
-    cs_k8s_step_template,    cs_k8s_step_basic,           cs_k8s_step_mount_secrets,
-    cs_k8s_step_env_secrets, cs_k8s_step_volumes,         cs_k8s_step_local_dirs,
-    cs_k8s_step_conf_map,    cs_k8s_step_batch_scheduler,
+    cs_k8s_step_template,    cs_k8s_step_basic,       cs_k8s_step_mount_secrets,
+    cs_k8s_step_env_secrets, cs_k8s_step_volumes,     cs_k8s_step_local_dirs,
+    cs_k8s_step_conf_map,    cs_k8s_step_hadoop_conf, cs_k8s_step_batch_scheduler,
 };
 
 /* New object with the keys of `order` first (when present), then the rest in their order. */

@@ -111,6 +111,11 @@ static int read_lifecycle(const cs_conf *c, k8s_settings *s, cs_error *err)
         (dynamic && cs_conf_entry_int(c, "spark.dynamicAllocation.maxExecutors", &wanted, err) < 0))
         return err->code;
     if (cs_cluster_max_executor_failures(c, wanted, &s->max_failures, err) < 0) return err->code;
+    s->failures_validity_ms = 0;
+    if (cs_conf_contains(c, "spark.executor.failuresValidityInterval") &&
+        cs_conf_entry_duration_ms(c, "spark.executor.failuresValidityInterval",
+                                  &s->failures_validity_ms, err) < 0)
+        return err->code;
     if (cs_conf_entry_bool(c, "spark.kubernetes.executor.deleteOnTermination",
                            &s->delete_on_termination, err) < 0 ||
         cs_conf_entry_bool(c, "spark.kubernetes.executor.checkAllContainers",
@@ -119,8 +124,15 @@ static int read_lifecycle(const cs_conf *c, k8s_settings *s, cs_error *err)
     if (cs_conf_entry_duration_ms(c, "spark.kubernetes.executor.missingPodDetectDelta",
                                   &s->missing_delta_ms, err) < 0 ||
         cs_conf_entry_duration_ms(c, "spark.kubernetes.executor.deletedExecutorsCacheTimeout",
-                                  &s->deleted_cache_ms, err) < 0)
+                                  &s->deleted_cache_ms, err) < 0 ||
+        cs_conf_entry_duration_ms(c, "spark.kubernetes.executor.eventProcessingInterval",
+                                  &s->event_interval_ms, err) < 0)
         return err->code;
+    if (s->event_interval_ms < 1)
+        return cs_error_set(err, CS_EINVAL,
+                            "invalid value for spark.kubernetes.executor.eventProcessingInterval: "
+                            "'%s' (must be positive)",
+                            cs_conf_get(c, "spark.kubernetes.executor.eventProcessingInterval"));
     return 0;
 }
 

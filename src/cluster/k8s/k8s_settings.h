@@ -52,10 +52,15 @@
  *    spark-exec-inactive=true and kept (also at stop).
  *  - spark.kubernetes.executor.missingPodDetectDelta (30s): an executor absent from a full
  *    snapshot this long after it was first seen is removed (exit -1).
+ *  - spark.kubernetes.executor.eventProcessingInterval (1s, positive): the lifecycle manager
+ *    handles the updates gathered since its previous round this long after it
+ *    (k8s_event_batch.h).
  *  - spark.kubernetes.executor.deletedExecutorsCacheTimeout (180, bare number = seconds): removed
  *    executors are remembered this long.
  *  - spark.executor.maxNumFailures (max(3, 2 × executor.instances), with dynamic allocation
  *    2 × dynamicAllocation.maxExecutors): failures reaching it fail every job; the driver exits 11.
+ *  - spark.executor.failuresValidityInterval (none): failures older than this no longer count
+ *    toward maxNumFailures (k8s_failures.h).
  *
  * Backend glue (k8s_backend.c):
  *  - spark.kubernetes.submitInDriver: set by a cluster-mode submit, the driver runs in its pod.
@@ -109,6 +114,8 @@ typedef struct k8s_settings {
     bool check_all_containers, delete_on_termination;
     int64_t missing_delta_ms, deleted_cache_ms;
     int max_failures;
+    int64_t failures_validity_ms; /* <= 0: every failure counts */
+    int64_t event_interval_ms;    /* between the lifecycle manager's rounds */
     /* backend glue */
     bool in_driver_pod, delete_service, disable_exec_configmap, use_driver_pod_ip;
     const char *api_master;      /* borrowed from the conf */

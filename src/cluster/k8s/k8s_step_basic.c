@@ -301,6 +301,26 @@ static int basic_driver(k8s_pod_ctx *ctx, json_t *spec, cs_error *err)
     return CS_OK;
 }
 
+/* spark.kubernetes.decommission.script with spark.decommission.enabled: the executor container's
+ * preStop hook runs that script, as Spark's BasicExecutorFeatureStep. Left unset, no hook: the
+ * cspark image has no /opt/decom.sh, and the SIGTERM of a pod's deletion already decommissions
+ * its executor. */
+static int decommission_script(k8s_pod_ctx *ctx, cs_error *err)
+{
+    const char *script = cs_conf_get(ctx->conf, "spark.kubernetes.decommission.script");
+    bool decommission = false;
+    int rc = cs_conf_entry_bool(ctx->conf, "spark.decommission.enabled", &decommission, err);
+    if (rc || !script || !decommission) return rc;
+    if (script[0] != '/')
+        return cs_error_set(err, CS_EINVAL,
+                            "invalid value for spark.kubernetes.decommission.script: '%s' "
+                            "(expected an absolute path in the executor image)",
+                            script);
+    json_object_set_new(ctx->container, "lifecycle",
+                        json_pack("{s:{s:{s:[s]}}}", "preStop", "exec", "command", script));
+    return CS_OK;
+}
+
 static int basic_executor(k8s_pod_ctx *ctx, json_t *spec, cs_error *err)
 {
     const cs_conf *conf = ctx->conf;
@@ -366,7 +386,7 @@ static int basic_executor(k8s_pod_ctx *ctx, json_t *spec, cs_error *err)
         json_object_set_new(spec, "terminationGracePeriodSeconds", json_integer(grace / 1000));
     else if (rc != CS_ENOTFOUND)
         return rc;
-    return CS_OK;
+    return decommission_script(ctx, err);
 }
 
 int cs_k8s_step_basic(k8s_pod_ctx *ctx, cs_error *err)

@@ -1,6 +1,7 @@
 /* k8s_step_storage.c — the feature steps that add volumes and what they carry (Spark's
- * MountSecretsFeatureStep, EnvSecretsFeatureStep, MountVolumesFeatureStep, LocalDirsFeatureStep
- * and the conf-map part of BasicDriverFeatureStep / the executor conf map).
+ * MountSecretsFeatureStep, EnvSecretsFeatureStep, MountVolumesFeatureStep, LocalDirsFeatureStep,
+ * HadoopConf{Driver,Executor}FeatureStep and the conf-map part of BasicDriverFeatureStep / the
+ * executor conf map).
  * Called only through the step lists of k8s_pod_spec.c.
  */
 #include <stdio.h>
@@ -387,6 +388,30 @@ int cs_k8s_step_conf_map(k8s_pod_ctx *ctx, cs_error *err)
     }
     add_volume(ctx, json_pack("{s:s, s:{s:s}}", "name", vol, "configMap", "name", cm));
     add_mount(ctx, json_pack("{s:s, s:s}", "name", vol, "mountPath", K8S_CONF_DIR));
+    return CS_OK;
+}
+
+/* ---- Hadoop configuration ---------------------------------------------------------------- */
+
+/* spark.kubernetes.hadoop.configMapName (Spark's HadoopConfDriverFeatureStep and
+ * HadoopConfExecutorFeatureStep): the named ConfigMap's files are mounted at /opt/hadoop/conf in
+ * the driver and every executor, and HADOOP_CONF_DIR points there. The ConfigMap is the user's:
+ * cspark neither creates nor deletes it. */
+int cs_k8s_step_hadoop_conf(k8s_pod_ctx *ctx, cs_error *err)
+{
+    const char *cm = cs_conf_get(ctx->conf, "spark.kubernetes.hadoop.configMapName");
+    if (!cm) return CS_OK;
+    if (!cs_k8s_is_dns1123_subdomain(cm))
+        return cs_error_set(
+            err, CS_EINVAL,
+            "invalid value for spark.kubernetes.hadoop.configMapName: '%s' (expected "
+            "the name of a ConfigMap)",
+            cm);
+    add_volume(
+        ctx, json_pack("{s:s, s:{s:s}}", "name", K8S_HADOOP_CONF_VOLUME, "configMap", "name", cm));
+    add_mount(ctx, json_pack("{s:s, s:s}", "name", K8S_HADOOP_CONF_VOLUME, "mountPath",
+                             K8S_HADOOP_CONF_DIR));
+    cs_k8s_env_value(ctx->container, "HADOOP_CONF_DIR", K8S_HADOOP_CONF_DIR);
     return CS_OK;
 }
 

@@ -33,6 +33,10 @@ typedef struct k8s_pod_ctx {
     json_t *container;
 } k8s_pod_ctx;
 
+/* spark.kubernetes.hadoop.configMapName: where the ConfigMap is mounted (Spark's path). */
+#define K8S_HADOOP_CONF_DIR "/opt/hadoop/conf"
+#define K8S_HADOOP_CONF_VOLUME "hadoop-properties"
+
 typedef int (*k8s_step_fn)(k8s_pod_ctx *ctx, cs_error *err);
 
 int cs_k8s_step_template(k8s_pod_ctx *ctx, cs_error *err); /* the starting pod */
@@ -43,6 +47,7 @@ int cs_k8s_step_env_secrets(k8s_pod_ctx *ctx, cs_error *err);
 int cs_k8s_step_volumes(k8s_pod_ctx *ctx, cs_error *err);
 int cs_k8s_step_local_dirs(k8s_pod_ctx *ctx, cs_error *err);
 int cs_k8s_step_conf_map(k8s_pod_ctx *ctx, cs_error *err);
+int cs_k8s_step_hadoop_conf(k8s_pod_ctx *ctx, cs_error *err);     /* hadoop.configMapName */
 int cs_k8s_step_batch_scheduler(k8s_pod_ctx *ctx, cs_error *err); /* Volcano, YuniKorn */
 
 /* The labels every pod of this role carries (reserved + user labels with {{APP_ID}} /

@@ -627,6 +627,60 @@ static void test_executor_pod(void **state)
     cs_conf_free(c);
 }
 
+/* spark.kubernetes.decommission.script: the executor container's preStop hook when
+ * decommissioning is on (Spark's BasicExecutorFeatureStep); no hook when it is off or the key is
+ * unset; a relative path is refused naming the key. */
+static void test_decommission_script(void **state)
+{
+    (void)state;
+    cs_conf *c = base_conf();
+    cs_conf_set(c, "spark.kubernetes.decommission.script", "/opt/other.sh");
+    k8s_app app;
+    app_init_ok(&app, c);
+    json_t *pod = executor_ok(c, &app, 1, NULL);
+    assert_null(jget(pod, "spec.containers.0.lifecycle")); /* decommissioning off */
+    json_decref(pod);
+    cs_conf_set(c, "spark.decommission.enabled", "true");
+    pod = executor_ok(c, &app, 1, NULL);
+    json_t *cmd = jget(pod, "spec.containers.0.lifecycle.preStop.exec.command");
+    assert_int_equal(json_array_size(cmd), 1);
+    assert_string_equal(json_string_value(json_array_get(cmd, 0)), "/opt/other.sh");
+    json_decref(pod);
+    cs_conf_set(c, "spark.kubernetes.decommission.script", "decom.sh");
+    cs_error err = {0};
+    assert_null(cs_k8s_executor_pod(c, &app, 1, 1, NULL, NULL, &err));
+    assert_non_null(strstr(err.msg, "spark.kubernetes.decommission.script: 'decom.sh'"));
+    cs_k8s_app_free(&app);
+    cs_conf_free(c);
+}
+
+/* spark.kubernetes.hadoop.configMapName: the ConfigMap mounted at /opt/hadoop/conf with
+ * HADOOP_CONF_DIR there, in the driver and the executors (Spark's HadoopConf*FeatureStep). */
+static void test_hadoop_conf_map(void **state)
+{
+    (void)state;
+    cs_conf *c = base_conf();
+    cs_conf_set(c, "spark.kubernetes.hadoop.configMapName", "hadoop-conf");
+    k8s_app app;
+    app_init_ok(&app, c);
+    json_t *pods[2] = {driver_ok(c, &app), executor_ok(c, &app, 3, NULL)};
+    for (int i = 0; i < 2; i++) {
+        json_t *vol = find_by(jget(pods[i], "spec.volumes"), "name", "hadoop-properties");
+        assert_string_equal(jstr(vol, "configMap.name"), "hadoop-conf");
+        json_t *mount =
+            find_by(jget(pods[i], "spec.containers.0.volumeMounts"), "name", "hadoop-properties");
+        assert_string_equal(jstr(mount, "mountPath"), "/opt/hadoop/conf");
+        assert_string_equal(env_val(pods[i], "HADOOP_CONF_DIR"), "/opt/hadoop/conf");
+        json_decref(pods[i]);
+    }
+    cs_conf_set(c, "spark.kubernetes.hadoop.configMapName", "Not A Name");
+    cs_error err = {0};
+    assert_null(cs_k8s_driver_pod(c, &app, &err));
+    assert_non_null(strstr(err.msg, "spark.kubernetes.hadoop.configMapName"));
+    cs_k8s_app_free(&app);
+    cs_conf_free(c);
+}
+
 /* ---- service, config map, secret, owner --------------------------------------------------- */
 
 static void test_driver_service(void **state)
@@ -1062,6 +1116,8 @@ int main(void)
         cmocka_unit_test(test_local_dirs),
         cmocka_unit_test(test_pod_template),
         cmocka_unit_test(test_executor_pod),
+        cmocka_unit_test(test_decommission_script),
+        cmocka_unit_test(test_hadoop_conf_map),
         cmocka_unit_test(test_driver_service),
         cmocka_unit_test(test_configmap),
         cmocka_unit_test(test_configmap_shipped_files),
