@@ -9,6 +9,9 @@
  * error (MSG_NOSIGNAL), not SIGPIPE. The daemon runs in a process group of its own (daemon.py
  * calls setpgid), which is killed as a whole when the factory ends.
  *
+ * A daemon found dead at the next acquire (waitpid) is replaced by a new one, as Spark restarts
+ * its daemon: its idle workers are killed, its busy ones finish their tasks.
+ *
  * Lock: f->lock guards the daemon list and every idle list; a new worker's handshake and the
  * wait for a new daemon's port run outside no lock but the daemon's start (under f->lock, once
  * per interpreter).
@@ -23,6 +26,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,7 +49,8 @@ typedef struct py_idle {
 typedef struct py_daemon {
     char *python;
     bool reuse;
-    pid_t pid;
+    pid_t pid;   /* also its process group's id (daemon.py calls setpgid) */
+    bool exited; /* reaped already: it died on its own (its group may live on) */
     int stdin_fd, stdout_fd;
     int port;
     pthread_t copier;
@@ -134,18 +139,20 @@ static bool send_all(int fd, const void *p, size_t n)
     return true;
 }
 
-/* Copies the daemon's stdout (its workers' prints) to ours until the daemon and its workers end. */
+/* Copies a daemon's stdout (its workers' prints) to ours until the daemon and every worker it
+ * forked have ended; then closes it (the fd is the thread's, arg). */
 static void *copy_stdout(void *arg)
 {
-    py_daemon *d = arg;
+    int fd = (int)(intptr_t)arg;
     char buf[4096];
     for (;;) {
-        ssize_t n = recv(d->stdout_fd, buf, sizeof buf, 0);
+        ssize_t n = recv(fd, buf, sizeof buf, 0);
         if (n < 0 && errno == EINTR) continue;
         if (n <= 0) break;
         ssize_t w = write(STDOUT_FILENO, buf, (size_t)n);
         (void)w;
     }
+    close(fd);
     return NULL;
 }
 
@@ -213,7 +220,10 @@ static int daemon_start(cs_py_worker_factory *f, py_daemon *d, cs_error *err)
         return err->code; /* the caller ends the half-started daemon */
     }
     d->port = port;
-    if (pthread_create(&d->copier, NULL, copy_stdout, d) == 0) d->copier_started = true;
+    if (pthread_create(&d->copier, NULL, copy_stdout, (void *)(intptr_t)d->stdout_fd) == 0) {
+        d->copier_started = true;
+        d->stdout_fd = -1; /* the copier's now */
+    }
     return 0;
 fail:
     for (int i = 0; i < 2; i++) {
@@ -231,12 +241,16 @@ static void daemon_free(py_daemon *d)
     if (d->pid > 0) {
         int status;
         int64_t until = now_ms() + 2000;
-        bool gone = false;
+        bool gone = d->exited;
         while (!gone && now_ms() < until) {
             gone = waitpid(d->pid, &status, WNOHANG) == d->pid;
             if (!gone) poll(NULL, 0, 10);
         }
-        kill(-d->pid, SIGKILL); /* the workers still alive, in its group */
+        /* the workers still alive, in its group; a daemon that died on its own: only its idle
+         * ones (the others finish their tasks) */
+        if (!d->exited) kill(-d->pid, SIGKILL);
+        for (int i = 0; d->exited && i < d->n_idle; i++)
+            kill(d->idle[i].pid, SIGKILL);
         if (!gone) {
             kill(d->pid, SIGKILL);
             waitpid(d->pid, &status, 0);
@@ -244,7 +258,10 @@ static void daemon_free(py_daemon *d)
     }
     for (int i = 0; i < d->n_idle; i++)
         close(d->idle[i].fd);
-    if (d->copier_started) pthread_join(d->copier, NULL);
+    /* the copier ends when the last worker does: at once after the group's kill, whenever its
+     * busy workers end for a daemon that died on its own (not waited for) */
+    if (d->copier_started && d->exited) pthread_detach(d->copier);
+    if (d->copier_started && !d->exited) pthread_join(d->copier, NULL);
     if (d->stdout_fd >= 0) close(d->stdout_fd);
     free(d->idle);
     free(d->python);
@@ -269,6 +286,17 @@ static py_daemon *find_daemon(cs_py_worker_factory *f, const char *python, bool 
 static py_daemon *daemon_get(cs_py_worker_factory *f, const char *python, bool reuse, cs_error *err)
 {
     py_daemon *d = find_daemon(f, python, reuse);
+    int status;
+    if (d && waitpid(d->pid, &status, WNOHANG) == d->pid) { /* it died: a new one, as Spark */
+        d->exited = true;
+        py_daemon **at = &f->daemons;
+        while (*at != d)
+            at = &(*at)->next;
+        *at = d->next;
+        f->n_idle -= d->n_idle;
+        daemon_free(d);
+        d = NULL;
+    }
     if (d) return d;
     d = cs_xcalloc(1, sizeof *d);
     d->python = cs_xstrdup(python);

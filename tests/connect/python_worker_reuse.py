@@ -6,10 +6,11 @@ against cspark-connect-server: run by tests/connect/python_worker_reuse.sh.
 Each of 8 tasks (mapInPandas over 8 partitions) reports os.getpid() of its worker. With reuse
 (spark.python.worker.reuse=true) the tasks of a job share at most CORES workers, a second job
 (a scalar pandas_udf this time) runs in those same workers, and a worker whose function raised
-is not seen again; without it, every task has a worker of its own.
+is not seen again, and a daemon that died is replaced; without it, every task has a worker of its own.
 """
 import os
 import re
+import signal
 import sys
 
 import pandas as pd
@@ -44,6 +45,13 @@ def raises(it):
     yield  # a generator
 
 
+def kill_daemon(it):
+    for _ in it:
+        pass
+    os.kill(os.getppid(), signal.SIGKILL)
+    yield pd.DataFrame({"id": [1]})
+
+
 first = [r.pid for r in spark.range(0, 80, 1, 8).mapInPandas(pid_of_task, "pid long").collect()]
 check(len(first) == 8, "8 tasks: %r" % first)
 second = {r.pid for r in spark.range(0, 80, 1, 8).select(pid_udf("id").alias("pid"))
@@ -61,6 +69,11 @@ if mode == "reuse":
     after = {r.pid for r in spark.range(0, 80, 1, 8).mapInPandas(pid_of_task, "pid long")
              .collect()}
     check(failed not in after, "the worker that failed is not reused: %d in %r" % (failed, after))
+    # a daemon that dies (its worker kills it) is replaced by a new one at the next task
+    spark.range(0, 10, 1, 1).mapInPandas(kill_daemon, "id long").collect()
+    again = [r.pid for r in spark.range(0, 80, 1, 8).mapInPandas(pid_of_task, "pid long")
+             .collect()]
+    check(len(again) == 8, "tasks run after the daemon died: %r" % again)
 else:
     check(len(set(first)) == 8, "a worker per task: %r" % first)
     check(not (second & set(first)), "no worker serves two tasks: %r then %r" % (first, second))
