@@ -457,7 +457,7 @@ static void grp_destroy(cs_sql_op *op)
 static void grp_explain(const cs_sql_op *op, cs_sbuf *out)
 {
     const py_group_op *o = (const py_group_op *)op;
-    cs_sbuf_printf(out, "[%d grouping keys]", o->n_keys);
+    cs_sbuf_printf(out, "[%d grouping keys]", o->cogroup ? o->side[0].n_keys : o->n_keys);
 }
 
 static void map_explain(const cs_sql_op *op, cs_sbuf *out)
