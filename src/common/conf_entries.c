@@ -319,6 +319,9 @@ static const cs_conf_entry entries[] = {
     /* Python UDFs (sqlexec/python_worker.c): the interpreter of the workers (else the
      * PYSPARK_PYTHON environment variable, else python3), as Spark's */
     STRING("spark.pyspark.python"),
+    /* an executor keeps the Python workers of finished tasks for its next tasks
+     * (sqlexec/python_worker_factory.c), as Spark's */
+    BOOL_D("spark.python.worker.reuse", "true"),
     /* --py-files of a Python application (programs/python_submit.c): put on its PYTHONPATH */
     STRING("spark.submit.pyFiles"),
 };

@@ -451,11 +451,13 @@ int cs_cp_python_udf(cs_cp *c, const Spark__Connect__CommonInlineUserDefinedFunc
         return cs_cp_unsupported(c, "user-defined functions that are not Python UDFs (%s)", name);
     const Spark__Connect__PythonUDF *p = f->python_udf;
     int t = p->eval_type;
-    bool ok = place == CS_CP_UDF_GROUP_MAP  ? t == 201 || t == 209
-              : place == CS_CP_UDF_MAP_ITER ? t == 205 || t == 207
-                                            : t == 100 || t == 101 || t == 200;
+    bool ok = place == CS_CP_UDF_GROUP_MAP     ? t == 201 || t == 209
+              : place == CS_CP_UDF_MAP_ITER    ? t == 205 || t == 207
+              : place == CS_CP_UDF_COGROUP_MAP ? t == 206 || t == 210
+                                               : t == 100 || t == 101 || t == 200;
     static const char *const where[] = {"in an expression", "in applyInPandas / applyInArrow",
-                                        "in mapInPandas / mapInArrow"};
+                                        "in mapInPandas / mapInArrow",
+                                        "in cogroup().applyInPandas / applyInArrow"};
     if (!ok)
         return cs_cp_unsupported(c, "Python UDFs of eval type %d %s (%s)", t, where[place], name);
     if (!p->output_type) return cs_cp_invalid(c, "Python UDF %s without an output type", name);

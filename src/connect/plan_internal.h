@@ -90,7 +90,8 @@ int cs_cp_expressions(cs_cp *c, Spark__Connect__Expression *const *es, size_t n,
 typedef enum cs_cp_udf_place {
     CS_CP_UDF_EXPRESSION, /* a scalar one: row at a time (100, 101), pandas (200) */
     CS_CP_UDF_GROUP_MAP,  /* the function of applyInPandas (201) or applyInArrow (209) */
-    CS_CP_UDF_MAP_ITER    /* the function of mapInPandas (205) or mapInArrow (207) */
+    CS_CP_UDF_MAP_ITER,   /* the function of mapInPandas (205) or mapInArrow (207) */
+    CS_CP_UDF_COGROUP_MAP /* the function of cogroup().applyInPandas (206) / applyInArrow (210) */
 } cs_cp_udf_place;
 /* A Python UDF call (plan_expressions.c) of an eval type the place allows. */
 int cs_cp_python_udf(cs_cp *c, const Spark__Connect__CommonInlineUserDefinedFunction *f,

@@ -24,10 +24,11 @@
  *   hint                 UnresolvedHint(name, parameters)
  *   group_map            FlatMapGroupsInPandas (applyInPandas)
  *   map_partitions       MapInPandas / MapInArrow (mapInPandas, mapInArrow)
+ *   co_group_map         FlatMapCoGroupsInPandas / InArrow (cogroup().applyInPandas, applyInArrow)
  *   unresolved_table_valued_function   the table-valued function in FROM (spark.tvf)
  * Refused with UNSUPPORTED_FEATURE, naming the kind: tail, transpose,
  * streaming reads, multi-path and JDBC reads, randomSplit samples, repartitionByRange, user
- * function relations (co_group_map, apply_in_pandas_with_state,
+ * function relations (apply_in_pandas_with_state,
  * Python table functions and data sources), cached local/remote relations, crosstab,
  * approxQuantile, sampleBy, catalog relations (the server answers those), ML,
  * extensions.
@@ -181,6 +182,34 @@ static int map_partitions(cs_cp *c, const Spark__Connect__MapPartitions *r, cs_l
     if (!r->func) return cs_cp_invalid(c, "MapPartitions needs a function");
     cs_logical_plan *p = unary(c, CS_LP_PYTHON_MAP_IN_BATCH, in);
     if ((rc = cs_cp_python_udf(c, r->func, CS_CP_UDF_MAP_ITER, &p->generator)) != 0) return rc;
+    *out = p;
+    return 0;
+}
+
+/* cogroup(...).applyInPandas(f, schema) and applyInArrow: FlatMapCoGroupsInPandas (InArrow) of
+ * both sides' grouping expressions and the cogrouped map UDF, which gets every column of both
+ * sides (SparkConnectPlanner's transformCoGroupMap; the UDF's own arguments, the same columns,
+ * are not kept). */
+static int co_group_map(cs_cp *c, const Spark__Connect__CoGroupMap *r, cs_logical_plan **out)
+{
+    cs_logical_plan *in, *other;
+    int rc = cs_cp_input(c, r->input, "CoGroupMap", &in);
+    if (rc || (rc = cs_cp_input(c, r->other, "CoGroupMap", &other)) != 0) return rc;
+    if (!r->func) return cs_cp_invalid(c, "CoGroupMap needs a function");
+    if (r->n_input_sorting_expressions || r->n_other_sorting_expressions)
+        return cs_cp_unsupported(c, "cogrouped maps with sorting (Scala cogroupSorted)");
+    cs_logical_plan *p = cs_logical_plan_new(c->a, CS_LP_PYTHON_COGROUP_MAP, 2);
+    p->children[0] = in;
+    p->children[1] = other;
+    if ((rc = cs_cp_expressions(c, r->input_grouping_expressions, r->n_input_grouping_expressions,
+                                &p->exprs)) != 0 ||
+        (rc = cs_cp_expressions(c, r->other_grouping_expressions, r->n_other_grouping_expressions,
+                                &p->group_by)) != 0)
+        return rc;
+    p->n_exprs = (int)r->n_input_grouping_expressions;
+    p->n_group_by = (int)r->n_other_grouping_expressions;
+    if ((rc = cs_cp_python_udf(c, r->func, CS_CP_UDF_COGROUP_MAP, &p->generator)) != 0) return rc;
+    p->generator->n_args = 0;
     *out = p;
     return 0;
 }
@@ -511,11 +540,13 @@ static int relation(cs_cp *c, const Spark__Connect__Relation *r, cs_logical_plan
     case SPARK__CONNECT__RELATION__REL_TYPE_MAP_PARTITIONS:
         return map_partitions(c, r->map_partitions, out);
     case SPARK__CONNECT__RELATION__REL_TYPE_CO_GROUP_MAP:
+        return co_group_map(c, r->co_group_map, out);
     case SPARK__CONNECT__RELATION__REL_TYPE_APPLY_IN_PANDAS_WITH_STATE:
     case SPARK__CONNECT__RELATION__REL_TYPE_COMMON_INLINE_USER_DEFINED_TABLE_FUNCTION:
     case SPARK__CONNECT__RELATION__REL_TYPE_COMMON_INLINE_USER_DEFINED_DATA_SOURCE:
-        return cs_cp_unsupported(c, "user-defined functions over relations (cogrouped maps, "
-                                    "Python table functions and data sources)");
+        return cs_cp_unsupported(c,
+                                 "user-defined functions over relations (applyInPandasWithState, "
+                                 "Python table functions and data sources)");
     case SPARK__CONNECT__RELATION__REL_TYPE_CACHED_LOCAL_RELATION:
     case SPARK__CONNECT__RELATION__REL_TYPE_CACHED_REMOTE_RELATION:
         return cs_cp_unsupported(c, "cached relations (the server resolves them)");

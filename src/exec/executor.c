@@ -38,6 +38,7 @@
 #include "common/procstat.h"
 #include "common/shutdown.h"
 #include "common/sync.h"
+#include "exec/exec_services.h"
 #include "exec/shuffle_recovery.h"
 #include "exec/task_context.h"
 #include "fs/fs.h"
@@ -600,7 +601,6 @@ static int executor_start(executor *x, cs_error *err)
     cs_broadcast_fetcher_attach(x->bfetch, x->broadcasts);
     cs_block_server_set_broadcasts(x->blocks, x->broadcasts);
     x->env.broadcasts = x->broadcasts;
-
     x->env.executor_id = x->opt->executor_id;
     x->env.host = x->opt->hostname;
     x->env.block_port = x->block_port;
@@ -612,7 +612,8 @@ static int executor_start(executor *x, cs_error *err)
     x->env.fetcher = x->fetcher;
     x->env.block_manager = x->bm;
     x->env.conf = x->conf;
-
+    x->env.cores = x->opt->cores;
+    x->env.services = cs_exec_services_new();
     x->nworkers = x->opt->cores;
     x->running = cs_xcalloc((size_t)x->nworkers, sizeof *x->running);
     x->workers = cs_xcalloc((size_t)x->nworkers, sizeof *x->workers);
@@ -759,6 +760,7 @@ int cs_executor_run(const executor_options *opt)
     cs_decom_signals_stop(x->signals); /* before the driver connection goes: it may send on it */
 
     join_workers(x, rc);
+    cs_exec_services_free(x->env.services); /* no task uses them any more: Python workers end */
     pthread_mutex_lock(&x->lock);
     shuffle_migrator *mg = x->migrator; /* no new one once stopping */
     rdd_migrator *rmg = x->rdd_migrator;

@@ -36,6 +36,10 @@ typedef struct exec_env {
     struct block_manager *block_manager; /* cached partitions of this process (NULL: none) */
     /* the application's conf (SQL tasks read spark.sql.*); NULL: none */
     const struct cs_conf *conf;
+    int cores; /* the task slots of this process (0: unknown, taken as 1) */
+    /* what higher layers keep for the executor's life (exec_services.h): made by the process
+     * that runs the tasks, freed at its stop; NULL: none */
+    struct cs_exec_services *services;
 } exec_env;
 
 /* Runs one task to completion on the calling thread. Never returns an error code: failures are

@@ -637,6 +637,44 @@ static cs_logical_plan *resolve_python_group_map(cs_an_ctx *c, const cs_logical_
     return g;
 }
 
+/* cogroup().applyInPandas / applyInArrow: each side's grouping expressions over that side (as
+ * many on both), the UDF (no arguments) for its declared struct type; the output as above. */
+static cs_logical_plan *resolve_python_cogroup_map(cs_an_ctx *c, const cs_logical_plan *p)
+{
+    cs_logical_plan *g = cs_logical_plan_copy(c->a, p);
+    for (int i = 0; i < 2; i++)
+        if (!(g->children[i] = cs_an_plan(c, p->children[i]))) return NULL;
+    if (p->n_exprs != p->n_group_by || p->n_exprs == 0) {
+        cs_sql_error_set(c->err, CS_EINVAL, "INVALID_PANDAS_UDF", "42K09",
+                         "cogroup needs the same number of grouping expressions on both sides "
+                         "(%d and %d).",
+                         p->n_exprs, p->n_group_by);
+        return NULL;
+    }
+    cs_an_scope ls = {g->children[0]->output, g->children[0]->n_output, c->outer};
+    cs_an_scope rs = {g->children[1]->output, g->children[1]->n_output, c->outer};
+    g->exprs = cs_sql_alloc(c->a, sizeof *g->exprs * (size_t)(p->n_exprs + 1));
+    g->group_by = cs_sql_alloc(c->a, sizeof *g->group_by * (size_t)(p->n_group_by + 1));
+    for (int i = 0; i < p->n_exprs; i++)
+        if (!(g->exprs[i] = cs_an_expr(c, p->exprs[i], &ls, 0)) ||
+            !(g->group_by[i] = cs_an_expr(c, p->group_by[i], &rs, 0)))
+            return NULL;
+    if (!(g->generator = cs_an_expr(c, p->generator, &ls, 0))) return NULL;
+    const cs_col_type *t = g->generator->type;
+    if (!t || t->id != CS_TYPE_STRUCT) {
+        cs_sql_error_set(c->err, CS_EINVAL, "INVALID_PANDAS_UDF", "42K09",
+                         "The return type of a cogrouped map pandas UDF must be a struct type.");
+        return NULL;
+    }
+    g->n_output = t->n_fields;
+    g->output = cs_sql_alloc(c->a, sizeof *g->output * (size_t)(t->n_fields + 1));
+    for (int i = 0; i < t->n_fields; i++)
+        g->output[i] =
+            cs_an_new_attr(c, t->fields[i].name, t->fields[i].type, t->fields[i].nullable, NULL, 0);
+    g->resolved = true;
+    return g;
+}
+
 /* Whether an unresolved expression calls an aggregate function outside a window. */
 static bool calls_aggregate(const cs_sql_expr *e)
 {
@@ -787,6 +825,8 @@ cs_logical_plan *cs_an_plan(cs_an_ctx *c, const cs_logical_plan *p)
     case CS_LP_PYTHON_GROUP_MAP:
     case CS_LP_PYTHON_MAP_IN_BATCH:
         return resolve_python_group_map(c, p);
+    case CS_LP_PYTHON_COGROUP_MAP:
+        return resolve_python_cogroup_map(c, p);
     case CS_LP_SUBQUERY_ALIAS: {
         cs_logical_plan *child = cs_an_plan(c, p->children[0]);
         return child ? alias_plan(c, child, p->alias, p->column_aliases, p->n_column_aliases)

@@ -54,9 +54,14 @@ typedef enum cs_plan_kind {
     CS_LP_PYTHON_GROUP_MAP,    /* FlatMapGroupsInPandas (applyInPandas): exprs = grouping
                                   expressions, generator = the grouped map PYTHON_UDF call over
                                   the child's columns; output: the UDF's struct fields */
-    CS_LP_PYTHON_MAP_IN_BATCH  /* MapInPandas / MapInArrow (mapInPandas, mapInArrow): generator =
+    CS_LP_PYTHON_MAP_IN_BATCH, /* MapInPandas / MapInArrow (mapInPandas, mapInArrow): generator =
                                   the map iterator PYTHON_UDF call (eval type 205 / 207) over
                                   the child's columns; output: the UDF's struct fields */
+    CS_LP_PYTHON_COGROUP_MAP   /* FlatMapCoGroupsInPandas / InArrow (cogroup().applyInPandas,
+                                  applyInArrow): children[0] grouped by exprs, children[1] by
+                                  group_by (as many); generator = the cogrouped map PYTHON_UDF
+                                  (eval type 206 / 210, no arguments: it gets every column of
+                                  both); output: the UDF's struct fields */
 } cs_plan_kind;
 
 typedef enum cs_join_type {

@@ -937,6 +937,17 @@ static void node_out(const cs_logical_plan *p, cs_sbuf *out)
         cs_sbuf_puts(out, ", ");
         list_out(p->output, p->n_output, out);
         return;
+    case CS_LP_PYTHON_COGROUP_MAP: /* Spark's FlatMapCoGroupsInPandas */
+        cs_sbuf_puts(out, p->generator->python_udf->eval_type == 210 ? "FlatMapCoGroupsInArrow "
+                                                                     : "FlatMapCoGroupsInPandas ");
+        list_out(p->exprs, p->n_exprs, out);
+        cs_sbuf_puts(out, ", ");
+        list_out(p->group_by, p->n_group_by, out);
+        cs_sbuf_puts(out, ", ");
+        cs_sql_expr_print(p->generator, out);
+        cs_sbuf_puts(out, ", ");
+        list_out(p->output, p->n_output, out);
+        return;
     case CS_LP_SUBQUERY_ALIAS:
         cs_sbuf_printf(out, "SubqueryAlias %s", p->alias);
         return;

@@ -622,6 +622,8 @@ int cs_pl_plan(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out)
         return cs_pl_python_group_map(c, p, out);
     case CS_LP_PYTHON_MAP_IN_BATCH:
         return cs_pl_python_map_in_batch(c, p, out);
+    case CS_LP_PYTHON_COGROUP_MAP:
+        return cs_pl_python_cogroup_map(c, p, out);
     case CS_LP_LOCAL_RELATION:
     case CS_LP_ONE_ROW:
         return plan_local(c, p, out);

@@ -98,6 +98,9 @@ int cs_pl_python_udfs(cs_pl_ctx *c, cs_pl_out *in, cs_sql_expr *const *exprs, in
                       cs_sql_expr ***rewritten);
 /* A PYTHON_GROUP_MAP (applyInPandas) as Exchange, Sort and a grouped PYTHON_EVAL. */
 int cs_pl_python_group_map(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out);
+/* A PYTHON_COGROUP_MAP (cogroup().applyInPandas) as a PYTHON_EVAL over two sides, each
+ * exchanged and sorted by its keys. */
+int cs_pl_python_cogroup_map(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out);
 /* A PYTHON_MAP_IN_BATCH (mapInPandas, mapInArrow) as a PYTHON_EVAL over the child's partitions. */
 int cs_pl_python_map_in_batch(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out);
 

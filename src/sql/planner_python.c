@@ -167,12 +167,14 @@ int cs_pl_python_udfs(cs_pl_ctx *c, cs_pl_out *in, cs_sql_expr *const *exprs, in
 
 /* The PYTHON_EVAL node of a function over a relation (p's generator, one UDF): output p's,
  * over child, the UDF's argument offsets args (taken over). */
-static cs_phys_node *relation_udf_node(cs_pl_ctx *c, const cs_logical_plan *p, cs_phys_node *child,
-                                       int *args, int n_args)
+static cs_phys_node *relation_udf_node(cs_pl_ctx *c, const cs_logical_plan *p,
+                                       cs_phys_node *const *children, int n_children, int *args,
+                                       int n_args)
 {
     const cs_sql_python_udf *u = p->generator->python_udf;
-    cs_phys_node *n = cs_pl_node(c, CS_PH_PYTHON_EVAL, p->output, p->n_output, 1);
-    n->children[0] = child;
+    cs_phys_node *n = cs_pl_node(c, CS_PH_PYTHON_EVAL, p->output, p->n_output, n_children);
+    for (int i = 0; i < n_children; i++)
+        n->children[i] = children[i];
     n->py_eval_type = u->eval_type;
     n->py_python = cs_xstrdup(c->pc->conf.python_exec ? c->pc->conf.python_exec : "python3");
     n->py_python_ver = cs_xstrdup(u->python_ver);
@@ -223,7 +225,74 @@ int cs_pl_python_group_map(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *ou
     memcpy(args + 2, ords, sizeof *ords * (size_t)(nk + nv));
     free(ords);
     *out = (cs_pl_out){
-        relation_udf_node(c, p, in.node, args, n_args), p->output, p->n_output, NULL, 0, 0};
+        relation_udf_node(c, p, &in.node, 1, args, n_args), p->output, p->n_output, NULL, 0, 0};
+    return 0;
+}
+
+/* One side of a cogroup: child planned, exchanged by its keys (exactly those, in spark.sql.
+ * shuffle.partitions partitions, so that both sides' rows of a key meet in one partition) unless
+ * already so, sorted by them; its grouped offsets ([length, number of keys, keys..., every
+ * column of the child]) appended to args at *at. */
+static int cogroup_side(cs_pl_ctx *c, const cs_logical_plan *child, cs_sql_expr *const *keys,
+                        int nk, cs_pl_out *in, int *args, int *at)
+{
+    if (cs_pl_plan(c, child, in) != 0) return -1;
+    int nv = child->n_output;
+    int *ords = cs_xcalloc((size_t)(nk + nv + 1), sizeof *ords);
+    if (cs_pl_columns(c, in, keys, nk, ords) != 0 ||
+        cs_pl_columns(c, in, child->output, nv, ords + nk) != 0) {
+        free(ords);
+        cs_phys_free(in->node);
+        in->node = NULL;
+        return -1;
+    }
+    int parts = c->pc->conf.shuffle_partitions;
+    if (!cs_pl_partitioned_by(in, ords, nk, parts, true))
+        cs_pl_exchange(c, in, CS_PART_HASH, ords, nk, parts);
+    cs_phys_node *s = cs_pl_node(c, CS_PH_SORT, in->attrs, in->n, 1);
+    s->children[0] = in->node;
+    in->node = s;
+    s->n_sort_keys = nk;
+    s->sort_keys = cs_xcalloc((size_t)nk, sizeof *s->sort_keys);
+    for (int i = 0; i < nk; i++)
+        s->sort_keys[i] = (cs_sort_key){ords[i], false, true};
+    args[(*at)++] = 1 + nk + nv;
+    args[(*at)++] = nk;
+    memcpy(args + *at, ords, sizeof *ords * (size_t)(nk + nv));
+    *at += nk + nv;
+    free(ords);
+    return 0;
+}
+
+/* Spark's FlatMapCoGroupsInPandasExec / InArrowExec under its required distribution and
+ * ordering: each side exchanged and sorted by its keys (cogroup_side), then a PYTHON_EVAL of
+ * eval type 206 / 210 over both whose one UDF's arguments are both sides' grouped offsets. The
+ * keys of the two sides must have the same types (their rows meet by hash and by encoded key). */
+int cs_pl_python_cogroup_map(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out)
+{
+    const cs_sql_expr *udf = p->generator;
+    if (!udf || udf->kind != CS_EX_PYTHON_UDF || p->n_exprs != p->n_group_by || p->n_exprs == 0)
+        return cs_pl_unsupported(c, "this cogrouped map");
+    int nk = p->n_exprs;
+    for (int i = 0; i < nk; i++)
+        if (!cs_col_type_equal(p->exprs[i]->type, p->group_by[i]->type))
+            return cs_pl_unsupported(c, "a cogroup whose grouping keys differ in type");
+    int n_args = 2 * (2 + nk) + p->children[0]->n_output + p->children[1]->n_output;
+    int *args = cs_xcalloc((size_t)n_args, sizeof *args);
+    int at = 0;
+    cs_pl_out l, r;
+    if (cogroup_side(c, p->children[0], p->exprs, nk, &l, args, &at) != 0) {
+        free(args);
+        return -1;
+    }
+    if (cogroup_side(c, p->children[1], p->group_by, nk, &r, args, &at) != 0) {
+        cs_phys_free(l.node);
+        free(args);
+        return -1;
+    }
+    cs_phys_node *children[2] = {l.node, r.node};
+    *out = (cs_pl_out){
+        relation_udf_node(c, p, children, 2, args, n_args), p->output, p->n_output, NULL, 0, 0};
     return 0;
 }
 
@@ -243,7 +312,11 @@ int cs_pl_python_map_in_batch(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out 
         cs_phys_free(in.node);
         return -1;
     }
-    *out = (cs_pl_out){
-        relation_udf_node(c, p, in.node, ords, udf->n_args), p->output, p->n_output, NULL, 0, 0};
+    *out = (cs_pl_out){relation_udf_node(c, p, &in.node, 1, ords, udf->n_args),
+                       p->output,
+                       p->n_output,
+                       NULL,
+                       0,
+                       0};
     return 0;
 }

@@ -27,6 +27,10 @@ typedef struct cs_sql_exec_ctx {
     const char *session_tz;       /* spark.sql.session.timeZone, an IANA name ("UTC") */
     const _Atomic int *cancelled; /* non-zero: the task is killed (its own flag); NULL: never */
     int64_t partition_id;         /* for spark_partition_id(), monotonically_increasing_id() */
+    /* the executor's Python workers (python_worker_factory.h), borrowed for the task; NULL: each
+     * Python operator starts a simple worker of its own */
+    struct cs_py_worker_factory *py_workers;
+    bool py_reuse; /* spark.python.worker.reuse */
 } cs_sql_exec_ctx;
 
 static inline int64_t cs_sql_batch_rows(const cs_sql_exec_ctx *ctx)

@@ -12,9 +12,10 @@
  * Arrow, as Spark does when spark.sql.execution.pythonUDF.arrow.enabled is on. A scalar pandas UDF
  * (SQL_SCALAR_PANDAS_UDF) gets the columns as pandas Series.
  *
- * The worker starts at open and is killed at close (a task that ends early, fails or is
- * cancelled leaves no process behind). A Python exception is Spark's PythonException (the
- * worker's traceback). Every wait checks ctx->cancelled.
+ * The worker comes from the executor's factory at open and goes back at close: kept for the
+ * next task when its results were read to the end, killed otherwise (a task that ends early,
+ * fails or is cancelled leaves no process behind). A Python exception is Spark's PythonException
+ * (the worker's traceback). Every wait checks ctx->cancelled.
  *
  * Ownership: the constructor copies the spec (commands, strings, ordinals) and takes over the
  * child and the result types. Single-threaded: the task's thread.
@@ -149,6 +150,8 @@ static int py_open(cs_sql_op *op, const cs_sql_exec_ctx *ctx, cs_error *err)
         .udfs = cmds,
         .partition_id = (int)ctx->partition_id,
         .cancelled = ctx->cancelled,
+        .factory = ctx->py_workers,
+        .reuse = ctx->py_reuse,
     };
     o->worker = cs_py_worker_start(&spec, err);
     free(cmds);
@@ -168,9 +171,9 @@ static int py_next(cs_sql_op *op, cs_col_batch **out, cs_error *err)
         int32_t v;
         if (cs_py_worker_read_int(o->worker, &v, err) != 0) return err->code;
         if (v == CS_PY_EXCEPTION_THROWN) return cs_py_worker_exception(o->worker, err);
-        if (v == CS_PY_TIMING_DATA && o->fifo_len == 0) {
-            o->results_done = true; /* close kills the worker: its end sections are not read */
-            return 0;
+        if (v == CS_PY_TIMING_DATA && o->fifo_len == 0) { /* no results' stream at all */
+            o->results_done = true;
+            return cs_py_worker_finish_after_timing(o->worker, err);
         }
         if (v != CS_PY_START_ARROW_STREAM)
             return cs_error_set(err, CS_EPROTO, "Python worker: unexpected answer %d", v);
@@ -234,7 +237,7 @@ static void py_close(cs_sql_op *op)
     o->reader = NULL;
     cs_ipc_writer_free(o->writer);
     o->writer = NULL;
-    cs_py_worker_free(o->worker); /* kills it if it has not ended */
+    cs_py_worker_free(o->worker); /* kept for the next task, or killed */
     o->worker = NULL;
     cs_col_batch *b;
     while ((b = fifo_pop(o)))

@@ -24,9 +24,16 @@
  * or an Arrow record batch of the struct). The function's iterator yields as many results as it
  * likes, at its own pace: they are read while input is still being written (the worker's pump).
  *
- * The worker starts at open and is killed at close; its exception is Spark's PythonException.
- * Ownership: the constructor copies the command and offsets and takes over the child and the
- * output schema. Single-threaded: the task's thread.
+ * cogroup(...).applyInPandas / applyInArrow (SQL_COGROUPED_MAP_PANDAS_UDF / _ARROW_UDF, Spark's
+ * FlatMapCoGroupsInPandasExec / InArrowExec): two children, each sorted by its own keys (of the
+ * same types, in the same partitions: the planner exchanges both by the keys), merged by key:
+ * each key of either side is one group, written as 2 then each side's rows as an Arrow stream of
+ * its own (one batch, empty for a side without that key), as CoGroupedArrowPythonRunner writes
+ * them; 0 after the last group. The offsets are Spark's, one grouped form per side.
+ *
+ * The worker comes at open (python_worker.h) and goes at close; its exception is Spark's
+ * PythonException. Ownership: the constructor copies the command and offsets and takes over the
+ * child and the output schema. Single-threaded: the task's thread.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -36,6 +43,30 @@
 #include "sqlexec/python_eval.h"
 #include "sqlexec/python_worker.h"
 #include "sqlexec/sql_ops_internal.h"
+
+/* Rows gathered from the batches they span (a group, or a map's batch), with the group's
+ * encoded key. */
+typedef struct py_rows {
+    cs_col_batch **gb;
+    int n_gb, cap_gb;
+    int32_t *bidx, *ridx; /* row i is row ridx[i] of gb[bidx[i]] */
+    int64_t n_rows, cap_rows;
+    uint8_t *key;
+    size_t key_len, key_cap;
+    bool have_key;
+} py_rows;
+
+/* One side of a cogroup: its child's batches, cut into groups one ahead of the merge. */
+typedef struct py_side {
+    int n_keys;
+    cs_sort_key *keys;
+    cs_sql_keybuf kb;
+    cs_col_batch *cur; /* the batch being cut, from row pos */
+    int64_t pos;
+    bool eof;
+    py_rows g;  /* the next group */
+    bool ready; /* g is whole: its key's rows all taken */
+} py_side;
 
 typedef struct py_group_op {
     cs_sql_op base;
@@ -57,15 +88,11 @@ typedef struct py_group_op {
     cs_ipc_reader *reader;
     bool done;
     cs_sql_keybuf kb;
-    /* the group being gathered: rows (bidx, ridx) of batches gb */
-    cs_col_batch **gb;
-    int n_gb, cap_gb;
-    int32_t *bidx, *ridx;
-    int64_t n_rows, cap_rows;
-    uint8_t *key;
-    size_t key_len, key_cap;
-    bool have_key;
+    py_rows g; /* the group (or map batch) being gathered */
     int64_t groups_sent;
+    /* cogroup: both children, by their own keys (o->keys unused) */
+    bool cogroup;
+    py_side side[2];
 } py_group_op;
 
 static int send_bytes(void *arg, const void *p, size_t n, cs_error *err)
@@ -75,13 +102,68 @@ static int send_bytes(void *arg, const void *p, size_t n, cs_error *err)
     return 0;
 }
 
-static void drop_group(py_group_op *o)
+static void rows_drop(py_rows *g)
 {
-    for (int i = 0; i < o->n_gb; i++)
-        cs_col_batch_unref(o->gb[i]);
-    o->n_gb = 0;
-    o->n_rows = 0;
-    o->have_key = false;
+    for (int i = 0; i < g->n_gb; i++)
+        cs_col_batch_unref(g->gb[i]);
+    g->n_gb = 0;
+    g->n_rows = 0;
+    g->have_key = false;
+}
+
+static void rows_free(py_rows *g)
+{
+    rows_drop(g);
+    free(g->gb);
+    free(g->bidx);
+    free(g->ridx);
+    free(g->key);
+}
+
+/* Adds row r of b (a reference to b is taken the first time one of its rows comes). */
+static void rows_add(py_rows *g, cs_col_batch *b, int64_t r)
+{
+    if (g->n_gb == 0 || g->gb[g->n_gb - 1] != b) {
+        if (g->n_gb == g->cap_gb) {
+            g->cap_gb = g->cap_gb ? 2 * g->cap_gb : 8;
+            g->gb = cs_xrealloc(g->gb, sizeof *g->gb * (size_t)g->cap_gb);
+        }
+        g->gb[g->n_gb++] = cs_col_batch_ref(b);
+    }
+    if (g->n_rows == g->cap_rows) {
+        g->cap_rows = g->cap_rows ? 2 * g->cap_rows : 1024;
+        g->bidx = cs_xrealloc(g->bidx, sizeof *g->bidx * (size_t)g->cap_rows);
+        g->ridx = cs_xrealloc(g->ridx, sizeof *g->ridx * (size_t)g->cap_rows);
+    }
+    g->bidx[g->n_rows] = g->n_gb - 1;
+    g->ridx[g->n_rows++] = (int32_t)r;
+}
+
+static void rows_set_key(py_rows *g, const uint8_t *k, size_t kl)
+{
+    if (kl > g->key_cap) {
+        g->key_cap = kl;
+        g->key = cs_xrealloc(g->key, kl);
+    }
+    if (kl) memcpy(g->key, k, kl);
+    g->key_len = kl;
+    g->have_key = true;
+}
+
+static bool rows_other_key(const py_rows *g, const uint8_t *k, size_t kl)
+{
+    return g->have_key && (kl != g->key_len || (kl && memcmp(k, g->key, kl) != 0));
+}
+
+/* The gathered rows as one batch of schema (none: an empty batch); the rows are dropped. */
+static cs_col_batch *rows_gather(py_rows *g, cs_col_type *schema, cs_col_allocator *alloc)
+{
+    cs_col_batch *none = NULL;
+    cs_col_batch *b = g->n_rows > 0
+                          ? cs_sql_gather_batch(schema, g->gb, g->bidx, g->ridx, g->n_rows, alloc)
+                          : cs_sql_gather_batch(schema, &none, NULL, NULL, 0, alloc);
+    rows_drop(g);
+    return b;
 }
 
 /* The columns sent of g (taken over) as one struct column of sent_schema. */
@@ -102,10 +184,8 @@ static cs_col_batch *wrap_columns(py_group_op *o, cs_col_batch *g, cs_error *err
 /* Sends the gathered rows (a group, or a map's batch) as one batch. */
 static int flush_group(py_group_op *o, cs_error *err)
 {
-    if (o->n_rows == 0) return 0;
-    cs_col_batch *g = cs_sql_gather_batch(o->base.children[0]->schema, o->gb, o->bidx, o->ridx,
-                                          o->n_rows, o->base.ctx->alloc);
-    drop_group(o);
+    if (o->g.n_rows == 0) return 0;
+    cs_col_batch *g = rows_gather(&o->g, o->base.children[0]->schema, o->base.ctx->alloc);
     if (!g) return cs_error_set(err, CS_ENOMEM, "%s: cannot gather a batch", o->base.vt->name);
     if (o->sent_schema && !(g = wrap_columns(o, g, err))) return err->code;
     o->groups_sent++;
@@ -114,48 +194,18 @@ static int flush_group(py_group_op *o, cs_error *err)
     return rc;
 }
 
-static void add_row(py_group_op *o, int32_t b, int32_t r)
-{
-    if (o->n_rows == o->cap_rows) {
-        o->cap_rows = o->cap_rows ? 2 * o->cap_rows : 1024;
-        o->bidx = cs_xrealloc(o->bidx, sizeof *o->bidx * (size_t)o->cap_rows);
-        o->ridx = cs_xrealloc(o->ridx, sizeof *o->ridx * (size_t)o->cap_rows);
-    }
-    o->bidx[o->n_rows] = b;
-    o->ridx[o->n_rows++] = r;
-}
-
 /* Cuts batch b into groups: each key change sends the group before it. */
 static int take_batch(py_group_op *o, cs_col_batch *b, cs_error *err)
 {
     if (o->n_keys > 0) cs_sql_keys_encode(&o->kb, b, o->keys, o->n_keys, false);
-    int32_t bi = -1;
     for (int64_t r = 0; r < b->num_rows; r++) {
         const uint8_t *k = o->n_keys > 0 ? o->kb.bytes + o->kb.off[r] : NULL;
         size_t kl = o->n_keys > 0 ? (size_t)(o->kb.off[r + 1] - o->kb.off[r]) : 0;
-        if ((o->max_rows > 0 && o->n_rows == o->max_rows) ||
-            (o->have_key && (kl != o->key_len || (kl && memcmp(k, o->key, kl) != 0)))) {
+        if ((o->max_rows > 0 && o->g.n_rows == o->max_rows) || rows_other_key(&o->g, k, kl)) {
             if (flush_group(o, err) != 0) return err->code;
-            bi = -1;
         }
-        if (!o->have_key) {
-            if (kl > o->key_cap) {
-                o->key_cap = kl;
-                o->key = cs_xrealloc(o->key, kl);
-            }
-            if (kl) memcpy(o->key, k, kl);
-            o->key_len = kl;
-            o->have_key = true;
-        }
-        if (bi < 0) {
-            if (o->n_gb == o->cap_gb) {
-                o->cap_gb = o->cap_gb ? 2 * o->cap_gb : 8;
-                o->gb = cs_xrealloc(o->gb, sizeof *o->gb * (size_t)o->cap_gb);
-            }
-            bi = o->n_gb;
-            o->gb[o->n_gb++] = cs_col_batch_ref(b);
-        }
-        add_row(o, bi, (int32_t)r);
+        if (!o->g.have_key) rows_set_key(&o->g, k, kl);
+        rows_add(&o->g, b, r);
     }
     return 0;
 }
@@ -180,10 +230,88 @@ static int pump(void *arg, cs_error *err)
     }
 }
 
+/* Cuts side s's input until its next group is whole (or its input has ended). */
+static int side_fill(py_group_op *o, int i, cs_error *err)
+{
+    py_side *s = &o->side[i];
+    while (!s->ready) {
+        if (!s->cur) {
+            if (s->eof) break;
+            if (cs_sql_op_next(o->base.children[i], &s->cur, err) != 0) return err->code;
+            if (!s->cur) {
+                s->eof = true;
+                break;
+            }
+            cs_sql_keys_encode(&s->kb, s->cur, s->keys, s->n_keys, false);
+            s->pos = 0;
+        }
+        for (; s->pos < s->cur->num_rows; s->pos++) {
+            const uint8_t *k = s->kb.bytes + s->kb.off[s->pos];
+            size_t kl = (size_t)(s->kb.off[s->pos + 1] - s->kb.off[s->pos]);
+            if (rows_other_key(&s->g, k, kl)) {
+                s->ready = true; /* this row starts the next group */
+                return 0;
+            }
+            if (!s->g.have_key) rows_set_key(&s->g, k, kl);
+            rows_add(&s->g, s->cur, s->pos);
+        }
+        cs_col_batch_unref(s->cur);
+        s->cur = NULL;
+    }
+    if (s->eof && s->g.n_rows > 0) s->ready = true;
+    return 0;
+}
+
+/* Sends side i's group (take) or an empty one of its columns as an Arrow stream of its own. */
+static int send_side(py_group_op *o, int i, bool take, cs_error *err)
+{
+    py_side *s = &o->side[i];
+    cs_col_type *schema = o->base.children[i]->schema;
+    py_rows none = {0};
+    cs_col_batch *b = rows_gather(take ? &s->g : &none, schema, o->base.ctx->alloc);
+    if (take) s->ready = false;
+    if (!b) return cs_error_set(err, CS_ENOMEM, "%s: cannot gather a group", o->base.vt->name);
+    cs_ipc_writer *w = cs_ipc_writer_new(schema, send_bytes, o->worker);
+    int rc = cs_ipc_writer_write(w, b, err);
+    if (rc == 0) rc = cs_ipc_writer_close(w, err);
+    cs_ipc_writer_free(w);
+    cs_col_batch_unref(b);
+    return rc;
+}
+
+/* Cogroup: the next key of either side (the smaller in the sort order of both) goes out as
+ * 2 then the left's rows and the right's, each an Arrow stream (empty for a side without the
+ * key), as Spark's CoGroupedArrowPythonRunner writes them; 0 ends the groups. */
+static int pump_cogroup(void *arg, cs_error *err)
+{
+    py_group_op *o = arg;
+    if (side_fill(o, 0, err) != 0 || side_fill(o, 1, err) != 0) return err->code;
+    py_side *l = &o->side[0], *r = &o->side[1];
+    if (!l->ready && !r->ready) {
+        cs_py_worker_send_int(o->worker, 0);
+        cs_py_worker_end_input(o->worker);
+        return 1;
+    }
+    int cmp;
+    if (!l->ready || !r->ready) {
+        cmp = l->ready ? -1 : 1;
+    } else {
+        size_t n = l->g.key_len < r->g.key_len ? l->g.key_len : r->g.key_len;
+        cmp = n ? memcmp(l->g.key, r->g.key, n) : 0;
+        if (cmp == 0) cmp = l->g.key_len < r->g.key_len ? -1 : l->g.key_len > r->g.key_len;
+    }
+    cs_py_worker_send_int(o->worker, 2);
+    if (send_side(o, 0, cmp <= 0, err) != 0 || send_side(o, 1, cmp >= 0, err) != 0)
+        return err->code;
+    o->groups_sent++;
+    return 0;
+}
+
 static int grp_open(cs_sql_op *op, const cs_sql_exec_ctx *ctx, cs_error *err)
 {
     py_group_op *o = (py_group_op *)op;
-    if (cs_sql_op_open(op->children[0], ctx, err) != 0) return err->code;
+    for (int i = 0; i < op->n_children; i++)
+        if (cs_sql_op_open(op->children[i], ctx, err) != 0) return err->code;
     cs_py_udf_command cmd = {o->command, o->command_len, o->n_args, o->args};
     const char *keys[] = {"spark.sql.session.timeZone",
                           "spark.sql.execution.pandas.convertToArrowArraySafely",
@@ -202,9 +330,15 @@ static int grp_open(cs_sql_op *op, const cs_sql_exec_ctx *ctx, cs_error *err)
         .udfs = &cmd,
         .partition_id = (int)ctx->partition_id,
         .cancelled = ctx->cancelled,
+        .factory = ctx->py_workers,
+        .reuse = ctx->py_reuse,
     };
     o->worker = cs_py_worker_start(&spec, err);
     if (!o->worker) return err->code;
+    if (o->cogroup) {
+        cs_py_worker_set_pump(o->worker, pump_cogroup, o);
+        return 0;
+    }
     o->writer = cs_ipc_writer_new(o->sent_schema ? o->sent_schema : op->children[0]->schema,
                                   send_bytes, o->worker);
     cs_py_worker_set_pump(o->worker, pump, o);
@@ -255,7 +389,7 @@ static int grp_next(cs_sql_op *op, cs_col_batch **out, cs_error *err)
             if (v == CS_PY_EXCEPTION_THROWN) return cs_py_worker_exception(o->worker, err);
             if (v == CS_PY_TIMING_DATA) { /* no result at all: no results' stream */
                 o->done = true;
-                return 0;
+                return cs_py_worker_finish_after_timing(o->worker, err);
             }
             if (v != CS_PY_START_ARROW_STREAM)
                 return cs_error_set(err, CS_EPROTO, "Python worker: unexpected answer %d", v);
@@ -286,10 +420,20 @@ static void grp_close(cs_sql_op *op)
     o->writer = NULL;
     cs_py_worker_free(o->worker);
     o->worker = NULL;
-    drop_group(o);
+    rows_drop(&o->g);
     cs_sql_keybuf_free(&o->kb);
     memset(&o->kb, 0, sizeof o->kb);
-    cs_sql_op_close(op->children[0]);
+    for (int i = 0; o->cogroup && i < 2; i++) {
+        py_side *s = &o->side[i];
+        if (s->cur) cs_col_batch_unref(s->cur);
+        s->cur = NULL;
+        s->eof = s->ready = false;
+        rows_drop(&s->g);
+        cs_sql_keybuf_free(&s->kb);
+        memset(&s->kb, 0, sizeof s->kb);
+    }
+    for (int i = 0; i < op->n_children; i++)
+        cs_sql_op_close(op->children[i]);
 }
 
 static void grp_destroy(cs_sql_op *op)
@@ -300,10 +444,11 @@ static void grp_destroy(cs_sql_op *op)
     free(o->command);
     free(o->args);
     free(o->keys);
-    free(o->gb);
-    free(o->bidx);
-    free(o->ridx);
-    free(o->key);
+    rows_free(&o->g);
+    for (int i = 0; i < 2; i++) {
+        rows_free(&o->side[i].g);
+        free(o->side[i].keys);
+    }
     free(o->cols);
     if (o->sent_schema) cs_col_type_unref(o->sent_schema);
     free(o);
@@ -312,7 +457,7 @@ static void grp_destroy(cs_sql_op *op)
 static void grp_explain(const cs_sql_op *op, cs_sbuf *out)
 {
     const py_group_op *o = (const py_group_op *)op;
-    cs_sbuf_printf(out, "[%d grouping keys]", o->n_keys);
+    cs_sbuf_printf(out, "[%d grouping keys]", o->cogroup ? o->side[0].n_keys : o->n_keys);
 }
 
 static void map_explain(const cs_sql_op *op, cs_sbuf *out)
@@ -325,6 +470,10 @@ static const cs_sql_op_vtable grp_vt = {
     "FlatMapGroupsInPandas", grp_open, grp_next, grp_close, grp_destroy, grp_explain};
 static const cs_sql_op_vtable grp_arrow_vt = {
     "FlatMapGroupsInArrow", grp_open, grp_next, grp_close, grp_destroy, grp_explain};
+static const cs_sql_op_vtable cogroup_vt = {
+    "FlatMapCoGroupsInPandas", grp_open, grp_next, grp_close, grp_destroy, grp_explain};
+static const cs_sql_op_vtable cogroup_arrow_vt = {
+    "FlatMapCoGroupsInArrow", grp_open, grp_next, grp_close, grp_destroy, grp_explain};
 static const cs_sql_op_vtable map_pandas_vt = {"MapInPandas", grp_open,    grp_next,
                                                grp_close,     grp_destroy, map_explain};
 static const cs_sql_op_vtable map_arrow_vt = {"MapInArrow", grp_open,    grp_next,
@@ -424,5 +573,67 @@ cs_sql_op *cs_sql_op_python_map_in_batch(cs_sql_op *child, const cs_py_eval_spec
     cs_sql_op_init(
         &o->base, spec->eval_type == CS_PY_EVAL_MAP_ARROW_ITER_UDF ? &map_arrow_vt : &map_pandas_vt,
         schema, &child, 1);
+    return &o->base;
+}
+
+/* Side i's grouped offsets in args[at..]: [length, n_keys, keys..., values...], ordinals of in;
+ * the keys become the side's sort keys. Returns the offsets' end, or -1 when they are bad. */
+static int side_offsets(py_side *s, const int *args, int n_args, int at, const cs_col_type *in)
+{
+    if (at + 1 >= n_args) return -1;
+    int len = args[at], nk = args[at + 1];
+    if (len < 1 || at + 1 + len > n_args || nk < 1 || nk > len - 1) return -1;
+    for (int i = at + 2; i < at + 1 + len; i++)
+        if (args[i] < 0 || args[i] >= in->n_fields) return -1;
+    s->n_keys = nk;
+    s->keys = cs_xcalloc((size_t)nk, sizeof *s->keys);
+    for (int i = 0; i < nk; i++) {
+        if (!cs_sql_key_type_ok(in->fields[args[at + 2 + i]].type)) return -1;
+        s->keys[i] = (cs_sort_key){args[at + 2 + i], false, true};
+    }
+    return at + 1 + len;
+}
+
+cs_sql_op *cs_sql_op_python_cogroup(cs_sql_op *left, cs_sql_op *right, const cs_py_eval_spec *spec,
+                                    cs_col_type *schema, cs_error *err)
+{
+    const cs_py_eval_udf *u = spec->n_udfs == 1 ? &spec->udfs[0] : NULL;
+    py_group_op *o = cs_xcalloc(1, sizeof *o);
+    o->cogroup = true;
+    int end = -1;
+    bool ok = u && schema->id == CS_TYPE_STRUCT &&
+              (spec->eval_type == CS_PY_EVAL_COGROUPED_MAP_PANDAS_UDF ||
+               spec->eval_type == CS_PY_EVAL_COGROUPED_MAP_ARROW_UDF);
+    if (ok) end = side_offsets(&o->side[0], u->args, u->n_args, 0, left->schema);
+    if (end > 0) end = side_offsets(&o->side[1], u->args, u->n_args, end, right->schema);
+    ok = ok && end == u->n_args && o->side[0].n_keys == o->side[1].n_keys;
+    for (int i = 0; ok && i < o->side[0].n_keys; i++)
+        ok = cs_col_type_equal(left->schema->fields[o->side[0].keys[i].ordinal].type,
+                               right->schema->fields[o->side[1].keys[i].ordinal].type);
+    if (!ok) {
+        cs_error_set(err, CS_EINVAL, "FlatMapCoGroupsInPandas: bad cogrouped offsets or keys");
+        for (int i = 0; i < 2; i++)
+            free(o->side[i].keys);
+        free(o);
+        cs_col_type_unref(schema);
+        cs_sql_op_free(left);
+        cs_sql_op_free(right);
+        return NULL;
+    }
+    o->eval_type = spec->eval_type;
+    o->python = cs_xstrdup(spec->python ? spec->python : "python3");
+    o->python_ver = cs_xstrdup(spec->python_ver ? spec->python_ver : "");
+    o->command = cs_xmalloc(u->command_len + 1);
+    memcpy(o->command, u->command, u->command_len);
+    o->command_len = u->command_len;
+    o->n_args = u->n_args;
+    o->args = cs_xcalloc((size_t)u->n_args, sizeof *o->args);
+    memcpy(o->args, u->args, sizeof *o->args * (size_t)u->n_args);
+    o->keys = cs_xcalloc(1, sizeof *o->keys);
+    cs_sql_op *children[2] = {left, right};
+    cs_sql_op_init(&o->base,
+                   spec->eval_type == CS_PY_EVAL_COGROUPED_MAP_ARROW_UDF ? &cogroup_arrow_vt
+                                                                         : &cogroup_vt,
+                   schema, children, 2);
     return &o->base;
 }

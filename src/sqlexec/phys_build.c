@@ -537,6 +537,28 @@ static cs_sql_op *build_unary(const cs_phys_node *n, cs_sql_op *child, cs_error 
     return cs_error_set(err, CS_EINVAL, "%s: incomplete node", cs_phys_node_name(n)), NULL;
 }
 
+/* PYTHON_EVAL of a cogrouped map (eval type 206 / 210): two children, one UDF. */
+static cs_sql_op *build_python_cogroup(const cs_phys_node *n, const cs_phys_inputs *in, int depth,
+                                       cs_error *err)
+{
+    if (n->n_py_udfs != 1 || !n->schema)
+        return cs_error_set(err, CS_EINVAL, "%s: a cogrouped map needs one UDF",
+                            cs_phys_node_name(n)),
+               NULL;
+    cs_sql_op **c = build_children(n, in, depth, err);
+    if (!c) return NULL;
+    cs_py_eval_udf u = {NULL,
+                        n->py_udfs[0].command,
+                        n->py_udfs[0].command_len,
+                        n->py_udfs[0].n_args,
+                        n->py_udfs[0].args,
+                        NULL};
+    cs_py_eval_spec spec = {n->py_eval_type, n->py_python, n->py_python_ver, 1, &u};
+    cs_sql_op *op = cs_sql_op_python_cogroup(c[0], c[1], &spec, cs_col_type_ref(n->schema), err);
+    free(c);
+    return op;
+}
+
 static cs_sql_op *build(const cs_phys_node *n, const cs_phys_inputs *in, int depth, cs_error *err)
 {
     if (depth > 1000)
@@ -574,6 +596,8 @@ static cs_sql_op *build(const cs_phys_node *n, const cs_phys_inputs *in, int dep
     case CS_PH_WINDOW:
     case CS_PH_GENERATE:
     case CS_PH_PYTHON_EVAL: {
+        if (n->kind == CS_PH_PYTHON_EVAL && n->n_children == 2)
+            return build_python_cogroup(n, in, depth, err);
         if (expect_children(n, 1, err)) return NULL;
         cs_sql_op **c = build_children(n, in, depth, err);
         if (!c) return NULL;

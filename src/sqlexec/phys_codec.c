@@ -470,7 +470,8 @@ static int expected_children(cs_phys_kind k)
     case CS_PH_NESTED_LOOP_JOIN:
         return 2;
     case CS_PH_UNION:
-        return -1; /* one or more */
+    case CS_PH_PYTHON_EVAL: /* two for a cogrouped map (fields_from checks) */
+        return -1;          /* one or more */
     default:
         return 1;
     }
@@ -624,7 +625,11 @@ static int fields_from(decoder *d, const Cspark__SqlPlanNode *pb, cs_phys_node *
     case CS_PH_UNION:
         return CS_OK;
     case CS_PH_PYTHON_EVAL: { /* UDF counts are phys_build's to check against the schema */
-        /* grouped maps: [length, n_keys, ords...] */
+        /* grouped maps: [length, n_keys, ords...]; cogrouped maps: that for each of 2 children
+         * (the operator checks their offsets) */
+        bool cogroup = pb->py_eval_type == 206 || pb->py_eval_type == 210;
+        if (n->n_children != (cogroup ? 2 : 1))
+            return bad(d, "%d children for eval type %d", n->n_children, pb->py_eval_type);
         size_t skip = pb->py_eval_type == 201 || pb->py_eval_type == 209 ? 2 : 0;
         n->py_eval_type = pb->py_eval_type;
         n->py_python = cs_xstrdup(pb->py_python ? pb->py_python : "");
@@ -633,7 +638,8 @@ static int fields_from(decoder *d, const Cspark__SqlPlanNode *pb, cs_phys_node *
         for (size_t i = 0; i < pb->n_py_udfs; i++) {
             const Cspark__SqlPythonUdf *u = pb->py_udfs[i];
             if (u->n_args < skip) return bad(d, "a grouped map UDF without its offsets");
-            if (ordinals_ok(d, "a Python UDF argument", u->args + skip, u->n_args - skip, 0, in))
+            if (!cogroup &&
+                ordinals_ok(d, "a Python UDF argument", u->args + skip, u->n_args - skip, 0, in))
                 return CS_EPROTO;
             cs_phys_py_udf *x = &n->py_udfs[n->n_py_udfs++];
             x->command = cs_xmalloc(u->command.len + 1);

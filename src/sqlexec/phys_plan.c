@@ -158,6 +158,10 @@ const char *cs_phys_node_name(const cs_phys_node *n)
             return "MapInPandas";
         case 207:
             return "MapInArrow";
+        case 206:
+            return "FlatMapCoGroupsInPandas";
+        case 210:
+            return "FlatMapCoGroupsInArrow";
         default:
             return "ArrowEvalPython";
         }

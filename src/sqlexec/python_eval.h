@@ -2,7 +2,8 @@
  * python_eval.h — the physical operators that run Python user functions in PySpark workers
  * (python_worker.h): ArrowEvalPython for scalar UDFs (op_python_eval.c; Spark's
  * ArrowEvalPythonExec / BatchEvalPythonExec), FlatMapGroupsInPandas for applyInPandas and
- * MapInPandas / MapInArrow for mapInPandas / mapInArrow (op_python_group_map.c).
+ * MapInPandas / MapInArrow for mapInPandas / mapInArrow, FlatMapCoGroupsInPandas for
+ * cogroup().applyInPandas (op_python_group_map.c).
  *
  * Built by phys_build.c from a PYTHON_EVAL node (phys_plan.h), which the planner (src/sql)
  * puts under a Project or Filter that calls Python UDFs, as Spark's ExtractPythonUDFs does, or
@@ -50,6 +51,15 @@ cs_sql_op *cs_sql_op_python_eval(cs_sql_op *child, const cs_py_eval_spec *spec, 
  * function's declared type. */
 cs_sql_op *cs_sql_op_python_group_map(cs_sql_op *child, const cs_py_eval_spec *spec,
                                       cs_col_type *schema, cs_error *err);
+
+/* FlatMapCoGroupsInPandas / FlatMapCoGroupsInArrow (op_python_group_map.c): left and right each
+ * sorted by its grouping keys (the same number, of the same types, in the same partitions); one
+ * UDF of eval type 206 (cogroup().applyInPandas) or 210 (applyInArrow) whose args are Spark's
+ * grouped offsets of the left then of the right ([length, number of keys, key ordinals...,
+ * value ordinals...] each, ordinals of that side); the output is schema (taken over), as above.
+ * Takes over both children (freed on a bad spec). */
+cs_sql_op *cs_sql_op_python_cogroup(cs_sql_op *left, cs_sql_op *right, const cs_py_eval_spec *spec,
+                                    cs_col_type *schema, cs_error *err);
 
 /* MapInPandas / MapInArrow (op_python_group_map.c): one UDF of eval type 205 or 207 whose args
  * are the ordinals of the child's columns it reads; they go to the worker as one struct column,

@@ -3,6 +3,10 @@
  * as Spark's PythonWorkerFactory starts a simple worker, spoken to as BasePythonRunner's writer
  * and reader do, with one poll loop in place of Spark's writer thread.
  *
+ * A worker of an executor's factory (spec->factory) is a fork of its daemon or an idle one, its
+ * socket already authenticated; a simple worker (no factory) is this task's own process, started
+ * and reaped here.
+ *
  * Framing is Java's DataOutputStream: big-endian int32 / int64, one byte for a boolean, strings
  * as an int32 length and UTF-8 bytes. The worker's output is read into `in` (a 64 KiB window);
  * pending input is `out` from `out_pos`.
@@ -34,9 +38,13 @@ extern char **environ;
 #define PY_CONNECT_TIMEOUT_MS 60000
 
 struct cs_py_worker {
-    pid_t pid;
+    pid_t pid; /* a simple worker's: our child; a factory's: the daemon's child */
     int fd;
-    cs_sbuf out; /* input for the worker not yet written, from out_pos */
+    cs_py_worker_factory *factory; /* NULL: a simple worker */
+    char *python;                  /* a factory's worker: its key */
+    bool reuse;
+    bool clean_end; /* its echo of END_OF_STREAM was read: it waits for the next task */
+    cs_sbuf out;    /* input for the worker not yet written, from out_pos */
     size_t out_pos;
     bool out_broken; /* the worker stopped reading (it failed: its exception follows) */
     uint8_t in[PY_IN_WINDOW];
@@ -237,6 +245,22 @@ cs_py_worker *cs_py_worker_start(const cs_py_worker_spec *spec, cs_error *err)
     w->pid = -1;
     w->fd = -1;
     w->cancelled = spec->cancelled;
+    if (spec->factory) {
+        bool reused;
+        int pid;
+        if (cs_py_worker_factory_acquire(spec->factory, spec->python, spec->reuse, spec->cancelled,
+                                         &w->fd, &pid, &reused, err) != 0) {
+            free(w);
+            return NULL;
+        }
+        w->pid = pid;
+        w->factory = spec->factory;
+        w->python = cs_xstrdup(spec->python);
+        w->reuse = spec->reuse;
+        fcntl(w->fd, F_SETFL, fcntl(w->fd, F_GETFL) | O_NONBLOCK);
+        put_header(&w->out, spec);
+        return w;
+    }
     int lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
     socklen_t alen = sizeof a;
@@ -437,6 +461,12 @@ int cs_py_worker_finish(cs_py_worker *w, cs_error *err)
     if (v == CS_PY_EXCEPTION_THROWN) return cs_py_worker_exception(w, err);
     if (v != CS_PY_TIMING_DATA)
         return cs_error_set(err, CS_EPROTO, "Python worker: unexpected section %d", v);
+    return cs_py_worker_finish_after_timing(w, err);
+}
+
+int cs_py_worker_finish_after_timing(cs_py_worker *w, cs_error *err)
+{
+    int32_t v;
     if (skip(w, 3 * 8 + 2 * 8, err) != 0) return err->code; /* times, spill counts */
     if (cs_py_worker_read_int(w, &v, err) != 0) return err->code;
     if (v != CS_PY_END_OF_DATA_SECTION)
@@ -450,14 +480,33 @@ int cs_py_worker_finish(cs_py_worker *w, cs_error *err)
             return err->code ? err->code
                              : cs_error_set(err, CS_EPROTO, "Python worker: bad accumulator");
     }
-    /* END_OF_STREAM went out after the input (cs_py_worker_end_input): the worker echoes it */
+    /* END_OF_STREAM went out after the input (cs_py_worker_end_input): the worker echoes it
+     * (any other word: it asks not to be reused, and exits) */
     if (cs_py_worker_read_int(w, &v, err) != 0) return err->code;
+    w->clean_end = v == CS_PY_END_OF_STREAM && w->in_pos == w->in_len && w->out_pos >= w->out.len &&
+                   !w->out_broken;
     return 0;
+}
+
+int cs_py_worker_pid(const cs_py_worker *w)
+{
+    return (int)w->pid;
 }
 
 void cs_py_worker_free(cs_py_worker *w)
 {
     if (!w) return;
+    if (w->factory) {
+        if (w->fd >= 0) {
+            bool reusable = w->clean_end && !is_cancelled(w);
+            if (reusable) fcntl(w->fd, F_SETFL, fcntl(w->fd, F_GETFL) & ~O_NONBLOCK);
+            cs_py_worker_factory_release(w->factory, w->python, w->reuse, w->fd, w->pid, reusable);
+        }
+        free(w->python);
+        cs_sbuf_free(&w->out);
+        free(w);
+        return;
+    }
     if (w->fd >= 0) close(w->fd);
     if (w->pid > 0) {
         int status;

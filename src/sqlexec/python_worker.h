@@ -27,8 +27,14 @@
  * worker while its reader waits. Every wait is a poll of at most 100 ms that checks the task's
  * cancellation flag.
  *
- * Ownership: the caller owns the worker; cs_py_worker_free kills the process (SIGKILL) if it has
- * not ended and reaps it, closes the socket, frees the buffers. Strings and bytes passed to
+ * Workers of an executor's factory (spec->factory) come from its daemon or its idle pool and go
+ * back there at cs_py_worker_free: kept for the next task when the results were read to the
+ * worker's echo of END_OF_STREAM (the worker then waits for the next task's header on the same
+ * socket), killed otherwise (an exception, a killed task, output left unread).
+ *
+ * Ownership: the caller owns the worker; cs_py_worker_free gives a factory's worker back, or
+ * kills a simple worker's process (SIGKILL) if it has not ended and reaps it; it closes the
+ * socket (unless kept idle) and frees the buffers. Strings and bytes passed to
  * cs_py_worker_start are copied into the header. Single-threaded: the task's thread.
  */
 #ifndef CSPARK_SQLEXEC_PYTHON_WORKER_H
@@ -40,6 +46,7 @@
 #include <stdint.h>
 
 #include "common/err.h"
+#include "sqlexec/python_worker_factory.h"
 
 /* PySpark's PythonEvalType values cspark runs. */
 enum {
@@ -48,8 +55,10 @@ enum {
     CS_PY_EVAL_SCALAR_PANDAS_UDF = 200,
     CS_PY_EVAL_GROUPED_MAP_PANDAS_UDF = 201,
     CS_PY_EVAL_MAP_PANDAS_ITER_UDF = 205,
+    CS_PY_EVAL_COGROUPED_MAP_PANDAS_UDF = 206,
     CS_PY_EVAL_MAP_ARROW_ITER_UDF = 207,
-    CS_PY_EVAL_GROUPED_MAP_ARROW_UDF = 209
+    CS_PY_EVAL_GROUPED_MAP_ARROW_UDF = 209,
+    CS_PY_EVAL_COGROUPED_MAP_ARROW_UDF = 210
 };
 
 /* PySpark's SpecialLengths. */
@@ -81,6 +90,10 @@ typedef struct cs_py_worker_spec {
     int stage_id, partition_id, attempt;
     int64_t task_attempt_id;
     const _Atomic int *cancelled; /* the task's kill flag (NULL: never) */
+    /* the executor's workers (python_worker_factory.h): the worker comes from there and goes
+     * back there; NULL: a simple worker of this task alone (`-m pyspark.worker`) */
+    cs_py_worker_factory *factory;
+    bool reuse; /* spark.python.worker.reuse: a worker that ended cleanly serves the next task */
 } cs_py_worker_spec;
 
 typedef struct cs_py_worker cs_py_worker;
@@ -113,8 +126,14 @@ int cs_py_worker_read_int(cs_py_worker *w, int32_t *out, cs_error *err);
 int cs_py_worker_exception(cs_py_worker *w, cs_error *err);
 
 /* After the results' stream: reads the timing, spill and accumulator sections (an exception
- * there is read as above) and the worker's echo of END_OF_STREAM. */
+ * there is read as above) and the worker's echo of END_OF_STREAM (the worker may then be reused).
+ * cs_py_worker_finish_after_timing: the same once TIMING_DATA itself has been read (a worker
+ * that sent no results' stream at all). */
 int cs_py_worker_finish(cs_py_worker *w, cs_error *err);
+int cs_py_worker_finish_after_timing(cs_py_worker *w, cs_error *err);
+
+/* The worker's process id (what os.getpid() says in it). */
+int cs_py_worker_pid(const cs_py_worker *w);
 
 void cs_py_worker_free(cs_py_worker *w);
 

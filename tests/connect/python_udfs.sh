@@ -4,7 +4,7 @@
 # workers (`python -m pyspark.worker` of the same install, spark.pyspark.python) on the executors:
 # tests/connect/python_udfs.py checks every answer against values it computes itself, first with
 # --master local[2], then with local-cluster[2,1,1024] (executor processes start the workers).
-# No Python worker is left running afterwards. Servers are stopped by the trap whatever happens.
+# No Python process (daemon or worker) is left running once the server has stopped. Servers are stopped by the trap whatever happens.
 # Usage: python_udfs.sh BUILD_DIR
 set -u
 BUILD=${1:?usage: python_udfs.sh BUILD_DIR}
@@ -52,15 +52,21 @@ run() {
   [ $up = 1 ] || fail "$name: the server did not listen on $port within 60 s"
   timeout 600 "$PY" "$SRC/tests/connect/python_udfs.py" "sc://localhost:$port" ${GROUP_MAP_FLAG:-} \
     >"$T/$name-client.log" 2>&1 || fail "$name: $(tail -n 5 "$T/$name-client.log")"
-  # every task's worker ends with its task: none of this server's (they inherit the mark) is left
-  local left=0 e
-  for e in /proc/[0-9]*/environ; do
-    tr '\0' '\n' <"$e" 2>/dev/null | grep -qx "CSPARK_PYUDF_TEST_MARK=$T" || continue
-    grep -q 'pyspark.worker' "${e%/environ}/cmdline" 2>/dev/null && left=$((left + 1))
-  done
-  [ "$left" = 0 ] || fail "$name: $left Python workers left running after the queries"
   kill -TERM "$pid"
   wait "$pid" 2>/dev/null
+  # idle workers wait for the next task while the server runs (spark.python.worker.reuse); once it
+  # has stopped, none of its Python processes (they inherit the mark) is left
+  local left=0 e
+  for _ in $(seq 100); do
+    left=0
+    for e in /proc/[0-9]*/environ; do
+      tr '\0' '\n' 2>/dev/null <"$e" | grep -qx "CSPARK_PYUDF_TEST_MARK=$T" || continue
+      grep -q 'pyspark' "${e%/environ}/cmdline" 2>/dev/null && left=$((left + 1))
+    done
+    [ "$left" = 0 ] && break
+    sleep 0.1
+  done
+  [ "$left" = 0 ] || fail "$name: $left Python processes left running after the server stopped"
   echo "ok $name"
 }
 run 'local[2]' local

@@ -32,6 +32,7 @@
 #include "common/log.h"
 #include "common/memtune.h"
 #include "common/shutdown.h"
+#include "exec/exec_services.h"
 #include "exec/task_context.h"
 #include "sched/task_scheduler.h"
 #include "storage/block_manager.h"
@@ -211,6 +212,7 @@ static void local_stop(sched_backend *base)
     pthread_cond_destroy(&b->cond);
     free(b->workers);
     cs_block_manager_free(b->env.block_manager);
+    cs_exec_services_free(b->env.services); /* the tasks' Python workers end */
     free(b);
 }
 
@@ -231,6 +233,8 @@ sched_backend *cs_local_backend_new(int threads, const exec_env *env)
     b->base.remove_rdd = local_remove_rdd;
     b->env = *env;
     b->threads = threads > 0 ? threads : 1;
+    b->env.cores = b->threads;
+    if (!b->env.services) b->env.services = cs_exec_services_new();
     pthread_mutex_init(&b->lock, NULL);
     pthread_cond_init(&b->cond, NULL);
     return &b->base;

@@ -27,7 +27,8 @@
  * The operators see a cs_sql_exec_ctx made from the task: columns allocated against the task's
  * execution memory, spills in the executor's local directory, spark.sql.ansi.enabled and
  * spark.sql.session.timeZone from the query's session (carried by the node; the application's
- * conf when the node has none), the task's kill flag. The tree is
+ * conf when the node has none), the task's kill flag, and the executor's Python worker factory
+ * (an exec service, with spark.python.worker.reuse of the application's conf). The tree is
  * decoded once per stage plan on executors (kept in the node, read by every task) and once per
  * task where the node was never encoded (local mode).
  *
@@ -38,10 +39,12 @@
 #include <string.h>
 
 #include "common/conf.h"
+#include "exec/exec_services.h"
 #include "exec/part_iter.h"
 #include "common/conf_entries.h"
 #include "plan/rdd_kind.h"
 #include "sqlexec/phys_plan.h"
+#include "sqlexec/python_worker_factory.h"
 #include "sqlexec/range_partitioner.h"
 
 static void free_tree(void *tree)
@@ -580,6 +583,31 @@ static int read_conf(sql_iter *it, cs_error *err)
     return rc < 0 ? rc : CS_OK;
 }
 
+static void *py_factory_new(void *arg)
+{
+    return cs_py_worker_factory_new(*(const int *)arg);
+}
+
+static void py_factory_free(void *f)
+{
+    cs_py_worker_factory_free(f);
+}
+
+/* The executor's Python worker factory (made at the first task that asks, kept until the
+ * executor stops: its idle workers serve the next tasks) and spark.python.worker.reuse. */
+static int python_workers(sql_iter *it, cs_error *err)
+{
+    const exec_env *env = it->tc->env;
+    it->ctx.py_reuse = true;
+    if (env->conf &&
+        cs_conf_entry_bool(env->conf, "spark.python.worker.reuse", &it->ctx.py_reuse, err) < 0)
+        return err->code;
+    int cores = env->cores > 0 ? env->cores : 1;
+    it->ctx.py_workers =
+        cs_exec_service(env->services, "python.workers", py_factory_new, py_factory_free, &cores);
+    return CS_OK;
+}
+
 static part_iter *sql_compute(cspark_task_context *tc, cspark_rdd *rdd, int partition,
                               cs_error *err)
 {
@@ -599,7 +627,7 @@ static part_iter *sql_compute(cspark_task_context *tc, cspark_rdd *rdd, int part
     it->ctx.spill_dir = tc->env->local_dir;
     it->ctx.cancelled = tc->task->cancelled;
     it->ctx.partition_id = partition;
-    if (read_conf(it, err) < 0) goto fail;
+    if (read_conf(it, err) < 0 || python_workers(it, err) < 0) goto fail;
     const cs_phys_node *body = tree;
     if (tree->kind == CS_PH_EXCHANGE || tree->kind == CS_PH_BROADCAST_EXCHANGE) {
         if (tree->n_children != 1) {

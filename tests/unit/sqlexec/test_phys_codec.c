@@ -394,6 +394,56 @@ static void test_python_eval_round_trip(void **state)
     cs_sbuf_free(&x);
 }
 
+/* A cogrouped map (eval type 206) over two local k, v relations: two children and both sides'
+ * grouped offsets survive the wire form, EXPLAIN names it, and two children for a kind of one
+ * (a grouped map, 201) are refused. */
+static void python_grouped_two_children(Cspark__SqlPlan *pb)
+{
+    pb->root->py_eval_type = 201;
+}
+
+static void test_python_cogroup_round_trip(void **state)
+{
+    (void)state;
+    cs_col_type *out = t_schema(2, (const char *[]){"k", "n"},
+                                (cs_col_type *[]){T(CS_TYPE_LONG), T(CS_TYPE_LONG)});
+    cs_phys_node *tree = cs_phys_new(CS_PH_PYTHON_EVAL, out, 2);
+    tree->children[0] = local_kv_named("k", "v", 12, 3, 0);
+    tree->children[1] = local_kv_named("k", "w", 12, 3, 0);
+    tree->py_eval_type = 206;
+    tree->py_python = strdup("python3");
+    tree->py_python_ver = strdup("3.11");
+    tree->n_py_udfs = 1;
+    tree->py_udfs = calloc(1, sizeof *tree->py_udfs);
+    tree->py_udfs[0].command = malloc(1);
+    tree->py_udfs[0].command[0] = '.';
+    tree->py_udfs[0].command_len = 1;
+    static const int args[] = {4, 1, 0, 0, 1, 4, 1, 0, 0, 1};
+    tree->py_udfs[0].n_args = 10;
+    tree->py_udfs[0].args = calloc(10, sizeof(int));
+    memcpy(tree->py_udfs[0].args, args, sizeof args);
+    cs_sbuf a = {0}, b = {0}, x = {0};
+    encode(tree, &a);
+    cs_error err = {0};
+    cs_phys_node *back = cs_phys_decode((const uint8_t *)a.data, a.len, &err);
+    if (!back) fail_msg("decode: %s", err.msg);
+    encode(back, &b);
+    assert_int_equal(a.len, b.len);
+    assert_memory_equal(a.data, b.data, a.len);
+    assert_int_equal(back->n_children, 2);
+    assert_int_equal(back->py_udfs[0].n_args, 10);
+    assert_memory_equal(back->py_udfs[0].args, args, sizeof args);
+    cs_phys_explain(back, &x);
+    if (!strstr(cs_sbuf_str(&x), "FlatMapCoGroupsInPandas [k, n], 206"))
+        fail_msg("explain: %s", cs_sbuf_str(&x));
+    expect_bad(tree, python_grouped_two_children, "2 children for eval type 201");
+    cs_phys_free(back);
+    cs_phys_free(tree);
+    cs_sbuf_free(&a);
+    cs_sbuf_free(&b);
+    cs_sbuf_free(&x);
+}
+
 /* WHERE exists(array(1L, 2L), x -> x + v = 11) over v = 0..11 */
 static cs_phys_node *lambda_filter_tree(void)
 {
@@ -451,6 +501,7 @@ int main(void)
         cmocka_unit_test(test_decoded_tree_runs),
         cmocka_unit_test(test_bad_plans_refused),
         cmocka_unit_test(test_python_eval_round_trip),
+        cmocka_unit_test(test_python_cogroup_round_trip),
         cmocka_unit_test(test_lambda_round_trip_runs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

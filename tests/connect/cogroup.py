@@ -1,0 +1,167 @@
+"""cogroup.py — cogroup(...).applyInPandas and applyInArrow from the pinned PySpark client against a
+Spark Connect server: run by tests/connect/cogroup.sh against cspark-connect-server and by
+tests/connect/cogroup_spark.sh against both cspark's and Apache Spark 4.0.1's own server.
+
+  cogroup.py URL OUT.json
+
+Cases: keys on both sides, keys on one side only (the other side's frame is empty, with its
+columns), the key argument, string and two-column keys, grouping by an expression, an empty side
+and both sides empty, more rows than partitions, applyInArrow, an aggregate above, and a function
+that raises. Every check is a value the program computes itself (so it holds on any server);
+OUT.json holds each case's rows (sorted), schema and pandas shape, and each error's exception
+type, for tests/connect/compare_results.py.
+"""
+import json
+import sys
+
+import pandas as pd
+import pyarrow as pa
+from pyspark.sql import SparkSession
+from pyspark.sql import functions as F
+
+url, out_path = sys.argv[1], sys.argv[2]
+spark = SparkSession.builder.remote(url).getOrCreate()
+
+
+def check(cond, what):
+    if not cond:
+        print("FAIL: %s" % what, file=sys.stderr)
+        sys.exit(1)
+
+
+def sizes(l, r):
+    k = l.k.iloc[0] if len(l) else r.k.iloc[0]
+    return pd.DataFrame({"k": [k], "nl": [len(l)], "nr": [len(r)],
+                         "cols": [",".join(l.columns) + "|" + ",".join(r.columns)]})
+
+
+def with_key(key, l, r):
+    return pd.DataFrame({"k": [key[0]], "total": [int(l.v.sum()) + int(r.w.sum())]})
+
+
+def merge(l, r):
+    return pd.merge(l, r, on="k", how="outer")
+
+
+def string_keys(key, l, r):
+    return pd.DataFrame({"name": [key[0]], "n": [len(l) * 10 + len(r)]})
+
+
+def two_keys(key, l, r):
+    return pd.DataFrame({"a": [key[0]], "b": [key[1]], "n": [len(l) + len(r)]})
+
+
+def counts(l, r):
+    return pd.DataFrame({"nl": [len(l)], "nr": [len(r)]})
+
+
+def arrow_sizes(key, l, r):
+    return pa.table({"k": pa.array([key[0].as_py()], pa.int64()),
+                     "nl": pa.array([l.num_rows], pa.int64()),
+                     "nr": pa.array([r.num_rows], pa.int64())})
+
+
+def raises(l, r):
+    raise ValueError("cogroup failed on purpose")
+
+
+left = spark.createDataFrame([(1, 10), (1, 11), (2, 20), (3, 30), (3, 31), (3, 32)],
+                             "k long, v long")
+right = spark.createDataFrame([(2, 200), (3, 300), (4, 400), (4, 401)], "k long, w long")
+names_l = spark.createDataFrame([("ann", 1), ("bob", 2), ("bob", 3), (None, 4)],
+                                "name string, x int")
+names_r = spark.createDataFrame([("bob", 5), ("cy", 6), (None, 7)], "name string, y int")
+empty = spark.createDataFrame([], "k long, w long")
+big_l = spark.range(0, 3000, 1, 3).select((F.col("id") % 97).alias("k"), F.col("id").alias("v"))
+big_r = spark.range(0, 2000, 1, 2).select((F.col("id") % 89).alias("k"), F.col("id").alias("w"))
+
+frames = {
+    "pandas_sizes": left.groupBy("k").cogroup(right.groupBy("k")).applyInPandas(
+        sizes, "k long, nl long, nr long, cols string"),
+    "pandas_key": left.groupBy("k").cogroup(right.groupBy("k")).applyInPandas(
+        with_key, "k long, total long"),
+    "pandas_merge": left.groupBy("k").cogroup(right.groupBy("k")).applyInPandas(
+        merge, "k long, v double, w double"),
+    "pandas_string_keys": names_l.groupBy("name").cogroup(names_r.groupBy("name")).applyInPandas(
+        string_keys, "name string, n long"),
+    "pandas_two_keys": left.withColumn("b", F.col("v") % 2).groupBy("k", "b").cogroup(
+        right.withColumn("b", F.col("w") % 2).groupBy("k", "b")).applyInPandas(
+        two_keys, "a long, b long, n long"),
+    "pandas_expression_key": left.groupBy((F.col("k") % 2).alias("m")).cogroup(
+        right.groupBy((F.col("k") % 2).alias("m"))).applyInPandas(counts, "nl long, nr long"),
+    "pandas_empty_side": left.groupBy("k").cogroup(empty.groupBy("k")).applyInPandas(
+        sizes, "k long, nl long, nr long, cols string"),
+    "pandas_both_empty": empty.groupBy("k").cogroup(empty.groupBy("k")).applyInPandas(
+        counts, "nl long, nr long"),
+    "pandas_many_keys": big_l.groupBy("k").cogroup(big_r.groupBy("k")).applyInPandas(
+        with_key, "k long, total long"),
+    "pandas_then_aggregate": big_l.groupBy("k").cogroup(big_r.groupBy("k")).applyInPandas(
+        with_key, "k long, total long").agg(F.sum("total").alias("t"), F.count("*").alias("n")),
+    "arrow_sizes": left.groupBy("k").cogroup(right.groupBy("k")).applyInArrow(
+        arrow_sizes, "k long, nl long, nr long"),
+}
+results = {}
+for name, df in frames.items():
+    rows = sorted([repr(v) for v in r] for r in df.collect())
+    pdf = df.toPandas()
+    results[name] = {
+        "schema": df.schema.simpleString(),
+        "rows": rows,
+        "pandas": {"columns": list(pdf.columns), "rows": len(pdf)},
+    }
+
+
+def nulls_last(row):
+    return [(True, 0) if v is None else (False, v) for v in row]
+
+
+def table(name):
+    return sorted((tuple(eval(v) for v in r) for r in results[name]["rows"]), key=nulls_last)
+
+
+check(table("pandas_sizes") == [(1, 2, 0, "k,v|k,w"), (2, 1, 1, "k,v|k,w"),
+                                (3, 3, 1, "k,v|k,w"), (4, 0, 2, "k,v|k,w")],
+      "sizes, one-sided keys with the other side's columns: %r" % table("pandas_sizes"))
+check(table("pandas_key") == [(1, 21), (2, 220), (3, 393), (4, 801)],
+      "the key argument: %r" % table("pandas_key"))
+check(len(table("pandas_merge")) == 8, "merged frames: %r" % table("pandas_merge"))
+check(table("pandas_string_keys") == [("ann", 10), ("bob", 21), ("cy", 1), (None, 11)],
+      "string keys and a null key: %r" % table("pandas_string_keys"))
+check(sum(r[2] for r in table("pandas_two_keys")) == 10, "two keys: %r" % table("pandas_two_keys"))
+check(table("pandas_expression_key") == [(1, 3), (5, 1)],
+      "grouped by an expression: %r" % table("pandas_expression_key"))
+check(table("pandas_empty_side") == [(1, 2, 0, "k,v|k,w"), (2, 1, 0, "k,v|k,w"),
+                                     (3, 3, 0, "k,v|k,w")],
+      "an empty side: %r" % table("pandas_empty_side"))
+check(table("pandas_both_empty") == [], "both sides empty")
+want = {}
+for i in range(3000):
+    want[i % 97] = want.get(i % 97, 0) + i
+for i in range(2000):
+    want[i % 89] = want.get(i % 89, 0) + i
+check(table("pandas_many_keys") == sorted(want.items()), "97 keys over shuffled partitions")
+check(table("pandas_then_aggregate") == [(sum(want.values()), 97)], "an aggregate above")
+check(table("arrow_sizes") == [(1, 2, 0), (2, 1, 1), (3, 3, 1), (4, 0, 2)],
+      "applyInArrow: %r" % table("arrow_sizes"))
+
+
+def error_of(fn):
+    try:
+        fn()
+    except Exception as e:
+        return {"type": type(e).__name__, "message_has_cause": "on purpose" in str(e)}
+    return None
+
+
+errors = {
+    "pandas_raises": error_of(lambda: left.groupBy("k").cogroup(right.groupBy("k"))
+                              .applyInPandas(raises, "k long").collect()),
+}
+check(errors["pandas_raises"] and errors["pandas_raises"]["type"] == "PythonException"
+      and errors["pandas_raises"]["message_has_cause"], "a raising function: %r" % errors)
+# the session serves on after the failure
+check(len(left.groupBy("k").cogroup(right.groupBy("k")).applyInPandas(
+    counts, "nl long, nr long").collect()) == 4, "after a failure")
+
+json.dump({"results": results, "errors": errors}, open(out_path, "w"), indent=1, sort_keys=True)
+print("ok cogroup: %d cases, %d errors" % (len(results), len(errors)))
