@@ -9,12 +9,12 @@
 #define _GNU_SOURCE
 #include "exec/rdd_migration.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/log.h"
+#include "common/serial_worker.h"
 #include "storage/memory_store.h"
 
 int cs_rdd_migrate_block(block_fetcher *f, block_manager *bm, const cs_block_location *loc,
@@ -71,27 +71,20 @@ void cs_rdd_migration_free(rdd_migration *m)
     free(m);
 }
 
-typedef struct queued {
-    struct queued *next;
-    rdd_migration *m;
-} queued;
-
 struct rdd_migrator {
     block_fetcher *fetcher;
     block_manager *bm;
     char *log_id;
     rdd_migration_done_fn done;
     void *arg;
-    pthread_t thread;
-    pthread_mutex_t lock;
-    pthread_cond_t cond;
-    queued *head, *tail;
-    atomic_int stopping;
+    cs_serial_worker *worker; /* runs one MigrateRddBlocks after another */
 };
 
-static void run_one(rdd_migrator *mg, rdd_migration *m)
+static void run_one(void *arg, void *item, const atomic_int *stopping)
 {
-    for (int i = 0; i < m->num_items && !mg->stopping; i++) {
+    rdd_migrator *mg = arg;
+    rdd_migration *m = item;
+    for (int i = 0; i < m->num_items && !*stopping; i++) {
         rdd_migration_item *it = &m->items[i];
         cs_error err;
         cs_error_clear(&err);
@@ -111,30 +104,12 @@ static void run_one(rdd_migrator *mg, rdd_migration *m)
                 mg->log_id, it->loc.rdd_id, it->loc.partition, cs_log_value(it->loc.executor_id),
                 (long long)it->st.memory_size, (long long)it->st.disk_size);
     }
+    if (!*stopping) mg->done(mg->arg, m);
 }
 
-static void *migrator_main(void *arg)
+static void free_migration(void *item)
 {
-    rdd_migrator *mg = arg;
-    for (;;) {
-        pthread_mutex_lock(&mg->lock);
-        while (!mg->head && !mg->stopping)
-            pthread_cond_wait(&mg->cond, &mg->lock);
-        if (mg->stopping) {
-            pthread_mutex_unlock(&mg->lock);
-            break;
-        }
-        queued *q = mg->head;
-        mg->head = q->next;
-        if (!mg->head) mg->tail = NULL;
-        pthread_mutex_unlock(&mg->lock);
-
-        run_one(mg, q->m);
-        if (!mg->stopping) mg->done(mg->arg, q->m);
-        cs_rdd_migration_free(q->m);
-        free(q);
-    }
-    return NULL;
+    cs_rdd_migration_free(item);
 }
 
 rdd_migrator *cs_rdd_migrator_new(block_fetcher *f, block_manager *bm, const char *log_id,
@@ -150,13 +125,8 @@ rdd_migrator *cs_rdd_migrator_new(block_fetcher *f, block_manager *bm, const cha
     mg->log_id = cs_xstrdup(log_id ? log_id : "");
     mg->done = done;
     mg->arg = arg;
-    pthread_mutex_init(&mg->lock, NULL);
-    pthread_cond_init(&mg->cond, NULL);
-    int e = pthread_create(&mg->thread, NULL, migrator_main, mg);
-    if (e != 0) {
-        cs_error_set(err, CS_EIO, "cannot start the rdd block migration thread: %s", strerror(e));
-        pthread_mutex_destroy(&mg->lock);
-        pthread_cond_destroy(&mg->cond);
+    mg->worker = cs_serial_worker_new("rdd block migration", run_one, free_migration, mg, err);
+    if (!mg->worker) {
         free(mg->log_id);
         free(mg);
         return NULL;
@@ -166,34 +136,13 @@ rdd_migrator *cs_rdd_migrator_new(block_fetcher *f, block_manager *bm, const cha
 
 void cs_rdd_migrator_submit(rdd_migrator *mg, rdd_migration *m)
 {
-    queued *q = cs_xcalloc(1, sizeof *q);
-    q->m = m;
-    pthread_mutex_lock(&mg->lock);
-    if (mg->tail)
-        mg->tail->next = q;
-    else
-        mg->head = q;
-    mg->tail = q;
-    pthread_cond_signal(&mg->cond);
-    pthread_mutex_unlock(&mg->lock);
+    cs_serial_worker_submit(mg->worker, m);
 }
 
 void cs_rdd_migrator_free(rdd_migrator *mg)
 {
     if (!mg) return;
-    pthread_mutex_lock(&mg->lock);
-    mg->stopping = 1;
-    pthread_cond_broadcast(&mg->cond);
-    pthread_mutex_unlock(&mg->lock);
-    pthread_join(mg->thread, NULL);
-    while (mg->head) {
-        queued *q = mg->head;
-        mg->head = q->next;
-        cs_rdd_migration_free(q->m);
-        free(q);
-    }
-    pthread_mutex_destroy(&mg->lock);
-    pthread_cond_destroy(&mg->cond);
+    cs_serial_worker_free(mg->worker);
     free(mg->log_id);
     free(mg);
 }

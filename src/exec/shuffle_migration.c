@@ -14,7 +14,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +22,7 @@
 
 #include "common/fsutil.h"
 #include "common/log.h"
+#include "common/serial_worker.h"
 #include "records/recio.h"
 
 /* ---- one map output -------------------------------------------------------------------------- */
@@ -185,35 +185,28 @@ void cs_shuffle_migration_free(shuffle_migration *m)
     free(m);
 }
 
-typedef struct queued {
-    struct queued *next;
-    shuffle_migration *m;
-} queued;
-
 struct shuffle_migrator {
     shuffle_block_source src;
     const char *local_dir;
     char *log_id;
     shuffle_migration_done_fn done;
     void *arg;
-    pthread_t thread;
-    pthread_mutex_t lock;
-    pthread_cond_t cond;
-    queued *head, *tail;
-    atomic_int stopping; /* also the copy's cancel flag */
+    cs_serial_worker *worker; /* runs one MigrateShuffle after another; its flag cancels a copy */
 };
 
-static void run_one(shuffle_migrator *mg, shuffle_migration *m)
+static void run_one(void *arg, void *item, const atomic_int *stopping)
 {
+    shuffle_migrator *mg = arg;
+    shuffle_migration *m = item;
     for (int i = 0; i < m->num_items; i++) {
         shuffle_migration_item *it = &m->items[i];
         const cs_map_status *st = &it->st;
         if (it->rc == 0) {
             cs_error err;
             cs_error_clear(&err);
-            it->rc = m->fallback ? cs_fallback_storage_copy(m->fallback, mg->local_dir, st, &err)
-                                 : cs_shuffle_migrate_output(&mg->src, st, mg->local_dir,
-                                                             &mg->stopping, &err);
+            it->rc = m->fallback
+                         ? cs_fallback_storage_copy(m->fallback, mg->local_dir, st, &err)
+                         : cs_shuffle_migrate_output(&mg->src, st, mg->local_dir, stopping, &err);
             if (it->rc < 0 && !m->error[0]) snprintf(m->error, sizeof m->error, "%s", err.msg);
             if (it->rc < 0) {
                 CS_WARN("executor",
@@ -230,30 +223,12 @@ static void run_one(shuffle_migrator *mg, shuffle_migration *m)
                     (unsigned long long)bytes, m->fallback ? " to=fallback_storage" : "");
         }
     }
+    if (!*stopping) mg->done(mg->arg, m);
 }
 
-static void *migrator_main(void *arg)
+static void free_migration(void *item)
 {
-    shuffle_migrator *mg = arg;
-    for (;;) {
-        pthread_mutex_lock(&mg->lock);
-        while (!mg->head && !mg->stopping)
-            pthread_cond_wait(&mg->cond, &mg->lock);
-        if (mg->stopping) {
-            pthread_mutex_unlock(&mg->lock);
-            break;
-        }
-        queued *q = mg->head;
-        mg->head = q->next;
-        if (!mg->head) mg->tail = NULL;
-        pthread_mutex_unlock(&mg->lock);
-
-        run_one(mg, q->m);
-        if (!mg->stopping) mg->done(mg->arg, q->m);
-        cs_shuffle_migration_free(q->m);
-        free(q);
-    }
-    return NULL;
+    cs_shuffle_migration_free(item);
 }
 
 shuffle_migrator *cs_shuffle_migrator_new(const shuffle_block_source *src, const char *local_dir,
@@ -270,13 +245,8 @@ shuffle_migrator *cs_shuffle_migrator_new(const shuffle_block_source *src, const
     mg->log_id = cs_xstrdup(log_id ? log_id : "");
     mg->done = done;
     mg->arg = arg;
-    pthread_mutex_init(&mg->lock, NULL);
-    pthread_cond_init(&mg->cond, NULL);
-    int e = pthread_create(&mg->thread, NULL, migrator_main, mg);
-    if (e != 0) {
-        cs_error_set(err, CS_EIO, "cannot start the shuffle migration thread: %s", strerror(e));
-        pthread_mutex_destroy(&mg->lock);
-        pthread_cond_destroy(&mg->cond);
+    mg->worker = cs_serial_worker_new("shuffle migration", run_one, free_migration, mg, err);
+    if (!mg->worker) {
         free(mg->log_id);
         free(mg);
         return NULL;
@@ -286,34 +256,13 @@ shuffle_migrator *cs_shuffle_migrator_new(const shuffle_block_source *src, const
 
 void cs_shuffle_migrator_submit(shuffle_migrator *mg, shuffle_migration *m)
 {
-    queued *q = cs_xcalloc(1, sizeof *q);
-    q->m = m;
-    pthread_mutex_lock(&mg->lock);
-    if (mg->tail)
-        mg->tail->next = q;
-    else
-        mg->head = q;
-    mg->tail = q;
-    pthread_cond_signal(&mg->cond);
-    pthread_mutex_unlock(&mg->lock);
+    cs_serial_worker_submit(mg->worker, m);
 }
 
 void cs_shuffle_migrator_free(shuffle_migrator *mg)
 {
     if (!mg) return;
-    pthread_mutex_lock(&mg->lock);
-    mg->stopping = 1;
-    pthread_cond_broadcast(&mg->cond);
-    pthread_mutex_unlock(&mg->lock);
-    pthread_join(mg->thread, NULL);
-    while (mg->head) {
-        queued *q = mg->head;
-        mg->head = q->next;
-        cs_shuffle_migration_free(q->m);
-        free(q);
-    }
-    pthread_mutex_destroy(&mg->lock);
-    pthread_cond_destroy(&mg->cond);
+    cs_serial_worker_free(mg->worker);
     free(mg->log_id);
     free(mg);
 }
