@@ -609,6 +609,24 @@ static cs_logical_plan *resolve_generate(cs_an_ctx *c, const cs_logical_plan *p)
     return g;
 }
 
+/* A grouped or cogrouped map's output: the fields of its UDF's declared struct type, which must
+ * be one (INVALID_PANDAS_UDF otherwise). Marks g resolved. */
+static int output_of_udf_struct(cs_an_ctx *c, cs_logical_plan *g, const char *kind)
+{
+    const cs_col_type *t = g->generator->type;
+    if (!t || t->id != CS_TYPE_STRUCT)
+        return cs_sql_error_set(c->err, CS_EINVAL, "INVALID_PANDAS_UDF", "42K09",
+                                "The return type of a %s map pandas UDF must be a struct type.",
+                                kind);
+    g->n_output = t->n_fields;
+    g->output = cs_sql_alloc(c->a, sizeof *g->output * (size_t)(t->n_fields + 1));
+    for (int i = 0; i < t->n_fields; i++)
+        g->output[i] =
+            cs_an_new_attr(c, t->fields[i].name, t->fields[i].type, t->fields[i].nullable, NULL, 0);
+    g->resolved = true;
+    return 0;
+}
+
 /* applyInPandas, mapInPandas, mapInArrow: the grouping expressions (none for the maps) and the
  * UDF's arguments over the child; the output is one new attribute per field of the UDF's
  * declared struct type. */
@@ -622,19 +640,7 @@ static cs_logical_plan *resolve_python_group_map(cs_an_ctx *c, const cs_logical_
     for (int i = 0; i < p->n_exprs; i++)
         if (!(g->exprs[i] = cs_an_expr(c, p->exprs[i], &s, 0))) return NULL;
     if (!(g->generator = cs_an_expr(c, p->generator, &s, 0))) return NULL;
-    const cs_col_type *t = g->generator->type;
-    if (!t || t->id != CS_TYPE_STRUCT) {
-        cs_sql_error_set(c->err, CS_EINVAL, "INVALID_PANDAS_UDF", "42K09",
-                         "The return type of a grouped map pandas UDF must be a struct type.");
-        return NULL;
-    }
-    g->n_output = t->n_fields;
-    g->output = cs_sql_alloc(c->a, sizeof *g->output * (size_t)(t->n_fields + 1));
-    for (int i = 0; i < t->n_fields; i++)
-        g->output[i] =
-            cs_an_new_attr(c, t->fields[i].name, t->fields[i].type, t->fields[i].nullable, NULL, 0);
-    g->resolved = true;
-    return g;
+    return output_of_udf_struct(c, g, "grouped") < 0 ? NULL : g;
 }
 
 /* cogroup().applyInPandas / applyInArrow: each side's grouping expressions over that side (as
@@ -660,19 +666,7 @@ static cs_logical_plan *resolve_python_cogroup_map(cs_an_ctx *c, const cs_logica
             !(g->group_by[i] = cs_an_expr(c, p->group_by[i], &rs, 0)))
             return NULL;
     if (!(g->generator = cs_an_expr(c, p->generator, &ls, 0))) return NULL;
-    const cs_col_type *t = g->generator->type;
-    if (!t || t->id != CS_TYPE_STRUCT) {
-        cs_sql_error_set(c->err, CS_EINVAL, "INVALID_PANDAS_UDF", "42K09",
-                         "The return type of a cogrouped map pandas UDF must be a struct type.");
-        return NULL;
-    }
-    g->n_output = t->n_fields;
-    g->output = cs_sql_alloc(c->a, sizeof *g->output * (size_t)(t->n_fields + 1));
-    for (int i = 0; i < t->n_fields; i++)
-        g->output[i] =
-            cs_an_new_attr(c, t->fields[i].name, t->fields[i].type, t->fields[i].nullable, NULL, 0);
-    g->resolved = true;
-    return g;
+    return output_of_udf_struct(c, g, "cogrouped") < 0 ? NULL : g;
 }
 
 /* Whether an unresolved expression calls an aggregate function outside a window. */
