@@ -12,7 +12,8 @@ OUT="$BUILD/fuzz/event_replay"
 mkdir -p "$OUT/corpus"
 S="$SRC/src"
 SOURCES=("$S/history/event_replay.c" "$S/ui/app_status.c" "$S/ui/app_status_accums.c"
-  "$S/ui/app_status_query.c" "$S/ui/app_status_storage.c" "$S/ui/app_status_sql.c" "$S/common/conf.c" "$S/common/err.c"
+  "$S/ui/app_status_query.c" "$S/ui/app_status_storage.c" "$S/ui/app_status_sql.c" "$S/common/conf.c" "$S/common/conf_entries.c"
+  "$S/common/conf_k8s_keys.c" "$S/common/resource_conf.c" "$S/common/master.c" "$S/common/err.c"
   "$S/common/log.c" "$S/common/strutil.c" "$S/common/hmap.c" "$S/common/sync.c"
   "$S/sched/locality.c")
 # replay opens a log file through sched/event_log_reader.c (rolled and compressed logs, any file

@@ -20,7 +20,8 @@ S="$SRC/src"
 # the format registry and the file systems' writers; the fuzzer drives the scan (parquet_scan.c)
 # directly.
 SOURCES=($(ls "$S"/formats/parquet/*.c | grep -Ev '/parquet_(format|writer[a-z_]*)\.c$') "$S"/columnar/*.c
-  "$S/common/err.c" "$S/common/log.c" "$S/common/strutil.c" "$S/common/sync.c" "$S/common/conf.c")
+  "$S/common/err.c" "$S/common/log.c" "$S/common/strutil.c" "$S/common/sync.c" "$S/common/conf.c" "$S/common/conf_entries.c"
+  "$S/common/conf_k8s_keys.c" "$S/common/resource_conf.c" "$S/common/master.c")
 FLAGS=(-g -O1 -std=gnu11 -fno-sanitize-recover=undefined -I"$S" -I"$SRC/include"
   $(pkg-config --cflags liblz4 libzstd zlib snappy libxxhash jansson))
 LIBS=($(pkg-config --libs liblz4 libzstd zlib snappy libxxhash jansson) -lpthread -lm)

@@ -13,7 +13,8 @@ OUT="$BUILD/fuzz/shuffle_block"
 mkdir -p "$OUT/corpus"
 S="$SRC/src"
 SOURCES=("$S/records/recio.c" "$S/records/checksum.c" "$S/records/batch.c" "$S/common/err.c"
-  "$S/common/log.c" "$S/common/conf.c" "$S/common/sync.c"
+  "$S/common/log.c" "$S/common/conf.c" "$S/common/conf_entries.c"
+  "$S/common/conf_k8s_keys.c" "$S/common/resource_conf.c" "$S/common/master.c" "$S/common/sync.c"
   "$S/common/strutil.c" "$S/shuffle/shuffle.c" "$S/shuffle/map_status.c" "$S/shuffle/spill.c")
 FLAGS=(-g -O1 -std=gnu11 -fno-sanitize-recover=undefined -I"$S" -I"$SRC/include"
   $(pkg-config --cflags liblz4 libxxhash zlib))
