@@ -2,16 +2,16 @@
 # ui_sql.sh — the SQL / DataFrame tab (issue 24: the UI, the event log and the history server work
 # for SQL jobs as for RDD jobs). cspark-sql, at its prompt on local[2] with the UI on a free port
 # and the event log on, runs an aggregation with ORDER BY (two shuffles), a join, a query whose
-# tasks fail (DIVIDE_BY_ZERO), one with a scalar subquery (its job runs before the query's start
-# is posted) and a constant query, then waits for more input. While it waits, its REST API must
-# list the five queries at /api/v1/applications/<id>/sql in Spark 4's
-# ExecutionData shape (statement, status COMPLETED or FAILED, physical plan, plan graph nodes and
-# edges, the ids of the jobs that ran each query with their status) and /sql/<id> each one; the
-# /SQL/ page must list them with links to their jobs, each query's page show its plan (text and
-# graph) and jobs, and each job's page link its query (tests/integration/ui_sql_check.py). The
+# tasks fail (DIVIDE_BY_ZERO), one with a scalar subquery (its job runs before the query's start is
+# posted) and a constant query (answered on the driver with no job, as Spark's), then waits for more
+# input. While it waits, its REST API must list the five queries at /api/v1/applications/<id>/sql in
+# Spark 4's ExecutionData shape (statement, status COMPLETED or FAILED, physical plan, plan graph
+# nodes and edges, the ids of the jobs that ran each query with their status) and /sql/<id> each
+# one; the /SQL/ page must list them with links to their jobs, each query's page show its plan (text
+# and graph) and jobs, and each job's page link its query (tests/integration/ui_sql_check.py). The
 # whole REST API stays within Spark 4's schema (tests/browser/rest_check.py). After the prompt is
-# closed, the event log must hold Spark 4's SQLExecutionStart / End lines, and cspark-history
-# over it must serve the same (the same checks, and the same answers as the live UI gave).
+# closed, the event log must hold Spark 4's SQLExecutionStart / End lines, and cspark-history over
+# it must serve the same (the same checks, and the same answers as the live UI gave).
 . "$(dirname "$0")/../lib/prelude.sh"
 lib_init "$@"
 SQL=$BIN/cspark-sql
@@ -38,7 +38,7 @@ cat >"$T/queries.json" <<EOF
  {"text": "$Q1", "status": "COMPLETED", "plan": ["HashAggregate", "Range"]},
  {"text": "$Q2", "status": "FAILED", "plan": ["Project", "Range"]},
  {"text": "$Q3", "status": "COMPLETED", "plan": ["Filter", "HashAggregate"]},
- {"text": "$Q4", "status": "COMPLETED"}]
+ {"text": "$Q4", "status": "COMPLETED", "local": true}]
 EOF
 
 mkfifo "$T/in"

@@ -57,7 +57,10 @@ def check_execution(e, q, errs, where):
         errs.append(f"{where}: status {e['status']}, expected {q['status']}")
     if e["runningJobIds"]:
         errs.append(f"{where}: running jobs {e['runningJobIds']} after the query ended")
-    if q["status"] == "COMPLETED" and (e["failedJobIds"] or not e["successJobIds"]):
+    if q.get("local"):  # answered on the driver with no job, as Spark's LocalTableScan
+        if e["successJobIds"] or e["failedJobIds"]:
+            errs.append(f"{where}: jobs {e['successJobIds']} {e['failedJobIds']} for a local query")
+    elif q["status"] == "COMPLETED" and (e["failedJobIds"] or not e["successJobIds"]):
         errs.append(f"{where}: jobs {e['successJobIds']} succeeded, {e['failedJobIds']} failed")
     if q["status"] == "FAILED" and not e["failedJobIds"]:
         errs.append(f"{where}: no failed job")
