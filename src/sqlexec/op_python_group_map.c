@@ -496,6 +496,23 @@ static void wrap_schema(py_group_op *o, const cs_col_type *in, const int *cols, 
     o->sent_schema = cs_col_type_struct(&wrapper, 1);
 }
 
+/* Copies the one UDF of spec into o: its eval type, interpreter, Python version, pickled command
+ * and (with_args) its argument offsets. */
+static void take_udf(py_group_op *o, const cs_py_eval_spec *spec, const cs_py_eval_udf *u,
+                     bool with_args)
+{
+    o->eval_type = spec->eval_type;
+    o->python = cs_xstrdup(spec->python ? spec->python : "python3");
+    o->python_ver = cs_xstrdup(spec->python_ver ? spec->python_ver : "");
+    o->command = cs_xmalloc(u->command_len + 1);
+    memcpy(o->command, u->command, u->command_len);
+    o->command_len = u->command_len;
+    if (!with_args) return;
+    o->n_args = u->n_args;
+    o->args = cs_xcalloc((size_t)u->n_args, sizeof *o->args);
+    memcpy(o->args, u->args, sizeof *o->args * (size_t)u->n_args);
+}
+
 cs_sql_op *cs_sql_op_python_group_map(cs_sql_op *child, const cs_py_eval_spec *spec,
                                       cs_col_type *schema, cs_error *err)
 {
@@ -518,15 +535,7 @@ cs_sql_op *cs_sql_op_python_group_map(cs_sql_op *child, const cs_py_eval_spec *s
         return NULL;
     }
     py_group_op *o = cs_xcalloc(1, sizeof *o);
-    o->eval_type = spec->eval_type;
-    o->python = cs_xstrdup(spec->python ? spec->python : "python3");
-    o->python_ver = cs_xstrdup(spec->python_ver ? spec->python_ver : "");
-    o->command = cs_xmalloc(u->command_len + 1);
-    memcpy(o->command, u->command, u->command_len);
-    o->command_len = u->command_len;
-    o->n_args = u->n_args;
-    o->args = cs_xcalloc((size_t)u->n_args, sizeof *o->args);
-    memcpy(o->args, u->args, sizeof *o->args * (size_t)u->n_args);
+    take_udf(o, spec, u, true);
     o->n_keys = u->args[1];
     o->keys = cs_xcalloc((size_t)o->n_keys + 1, sizeof *o->keys);
     for (int i = 0; i < o->n_keys; i++)
@@ -561,13 +570,8 @@ cs_sql_op *cs_sql_op_python_map_in_batch(cs_sql_op *child, const cs_py_eval_spec
         return NULL;
     }
     py_group_op *o = cs_xcalloc(1, sizeof *o);
-    o->eval_type = spec->eval_type;
+    take_udf(o, spec, u, false);
     o->max_rows = CS_PY_MAP_BATCH_ROWS;
-    o->python = cs_xstrdup(spec->python ? spec->python : "python3");
-    o->python_ver = cs_xstrdup(spec->python_ver ? spec->python_ver : "");
-    o->command = cs_xmalloc(u->command_len + 1);
-    memcpy(o->command, u->command, u->command_len);
-    o->command_len = u->command_len;
     wrap_schema(o, in, u->args, u->n_args);
     o->keys = cs_xcalloc(1, sizeof *o->keys);
     cs_sql_op_init(
@@ -620,15 +624,7 @@ cs_sql_op *cs_sql_op_python_cogroup(cs_sql_op *left, cs_sql_op *right, const cs_
         cs_sql_op_free(right);
         return NULL;
     }
-    o->eval_type = spec->eval_type;
-    o->python = cs_xstrdup(spec->python ? spec->python : "python3");
-    o->python_ver = cs_xstrdup(spec->python_ver ? spec->python_ver : "");
-    o->command = cs_xmalloc(u->command_len + 1);
-    memcpy(o->command, u->command, u->command_len);
-    o->command_len = u->command_len;
-    o->n_args = u->n_args;
-    o->args = cs_xcalloc((size_t)u->n_args, sizeof *o->args);
-    memcpy(o->args, u->args, sizeof *o->args * (size_t)u->n_args);
+    take_udf(o, spec, u, true);
     o->keys = cs_xcalloc(1, sizeof *o->keys);
     cs_sql_op *children[2] = {left, right};
     cs_sql_op_init(&o->base,
