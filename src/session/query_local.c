@@ -82,14 +82,7 @@ int cs_session_run_local(cs_sql_session *s, cs_phys_node *plan, cs_sql_result *o
         cs_col_batch *b = NULL;
         rc = cs_sql_op_next(op, &b, err);
         if (rc != 0 || !b) break;
-        if (b->num_rows == 0) {
-            cs_col_batch_unref(b);
-            continue;
-        }
-        out->batches =
-            cs_xrealloc(out->batches, (size_t)(out->n_batches + 1) * sizeof *out->batches);
-        out->batches[out->n_batches++] = b;
-        out->num_rows += b->num_rows;
+        cs_result_take_batch(out, b);
     }
     if (op) cs_sql_op_free(op);
     if (!out->schema) out->schema = cs_col_type_ref(plan->schema);

@@ -774,14 +774,7 @@ static int run_plan(qrun *q, cs_phys_node *plan, cs_sql_result *out, cs_error *e
             rc = cs_sql_batch_decode(plan->schema, rec.value.ptr, rec.value.len,
                                      cs_col_default_allocator(), &b, err);
             if (rc < 0) break;
-            if (b->num_rows == 0) {
-                cs_col_batch_unref(b);
-                continue;
-            }
-            out->batches =
-                cs_xrealloc(out->batches, (size_t)(out->n_batches + 1) * sizeof *out->batches);
-            out->batches[out->n_batches++] = b;
-            out->num_rows += b->num_rows;
+            cs_result_take_batch(out, b);
         }
     if (c.parts) collected_free(&c);
     if (!out->schema) out->schema = cs_col_type_ref(plan->schema);

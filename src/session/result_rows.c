@@ -1,6 +1,7 @@
 /*
  * result_rows.c — the rows of a command's result (SET, SHOW, DESCRIBE, EXPLAIN) built as one
- * batch of string and boolean columns (session_internal.h), and results' release.
+ * batch of string and boolean columns (session_internal.h), a query's batches gathered into its
+ * result, and results' release.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -75,4 +76,15 @@ void cs_rows_none(cs_sql_result *out)
 {
     memset(out, 0, sizeof *out);
     out->schema = cs_col_type_struct(NULL, 0);
+}
+
+void cs_result_take_batch(cs_sql_result *out, cs_col_batch *b)
+{
+    if (b->num_rows == 0) {
+        cs_col_batch_unref(b);
+        return;
+    }
+    out->batches = cs_xrealloc(out->batches, (size_t)(out->n_batches + 1) * sizeof *out->batches);
+    out->batches[out->n_batches++] = b;
+    out->num_rows += b->num_rows;
 }

@@ -114,5 +114,7 @@ void cs_rows_end_row(cs_rows_builder *b);
 int cs_rows_finish(cs_rows_builder *b, cs_sql_result *out, cs_error *err);
 /* A result without columns or rows (what most commands give). */
 void cs_rows_none(cs_sql_result *out);
+/* Appends b (its reference taken over) to out's batches; an empty batch is released instead. */
+void cs_result_take_batch(cs_sql_result *out, cs_col_batch *b);
 
 #endif /* CSPARK_SESSION_SESSION_INTERNAL_H */
