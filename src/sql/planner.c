@@ -94,11 +94,23 @@ int cs_pl_find(cs_sql_expr *const *attrs, int n, cs_expr_id id)
     return -1;
 }
 
+/* the flags of a and b's trees that their printed text leaves out: first(x) and first(x, true)
+ * both print as Spark's "first(x)", yet are different aggregates */
+static bool same_unprinted_flags(const cs_sql_expr *a, const cs_sql_expr *b)
+{
+    if (!a || !b) return a == b;
+    if (a->ignore_nulls != b->ignore_nulls || a->n_args != b->n_args) return false;
+    for (int i = 0; i < a->n_args; i++)
+        if (!same_unprinted_flags(a->args[i], b->args[i])) return false;
+    return same_unprinted_flags(a->filter, b->filter);
+}
+
 bool cs_pl_same_expr(const cs_sql_expr *a, const cs_sql_expr *b)
 {
     if (a == b) return true;
     if (a->kind != b->kind) return false;
     if (a->kind == CS_EX_ATTR) return a->id == b->id;
+    if (!same_unprinted_flags(a, b)) return false;
     cs_sbuf x = {0}, y = {0};
     cs_sql_expr_print(a, &x);
     cs_sql_expr_print(b, &y);
