@@ -255,6 +255,12 @@ static const fn_entry FUNCTIONS[] = {
     /* math */
     FN("sinh", "sinh", 1, 1, S, R_SIG, "D", "D"),
     FN("cosh", "cosh", 1, 1, S, R_SIG, "D", "D"),
+    FN("acosh", "acosh", 1, 1, S, R_SIG, "D", "D"),
+    FN("asinh", "asinh", 1, 1, S, R_SIG, "D", "D"),
+    FN("atanh", "atanh", 1, 1, S, R_SIG, "D", "D"),
+    FN("sec", "sec", 1, 1, S, R_SIG, "D", "D"),
+    FN("csc", "csc", 1, 1, S, R_SIG, "D", "D"),
+    FN("cot", "cot", 1, 1, S, R_SIG, "D", "D"),
     FN("tanh", "tanh", 1, 1, S, R_SIG, "D", "D"),
     FN("log1p", "log1p", 1, 1, S, R_SIG, "D", "D"),
     FN("expm1", "expm1", 1, 1, S, R_SIG, "D", "D"),
@@ -355,7 +361,9 @@ static const fn_entry FUNCTIONS[] = {
     FN("explode", "explode", 1, 1, G, R_SIG, "M", "E"),
     FN("explode_outer", "explode", 1, 1, G, R_SIG, "M", "E"),
     FN("posexplode", "posexplode", 1, 1, G, R_SIG, "M", "E"),
+    FN("posexplode_outer", "posexplode", 1, 1, G, R_SIG, "M", "E"),
     FN("inline", "inline", 1, 1, G, R_SIG, "A", "E"),
+    FN("inline_outer", "inline", 1, 1, G, R_SIG, "A", "E"),
     FN("stack", "stack", 2, -1, G, R_SPECIAL, "", ""),
     /* aggregates */
     FNN("count", "count", 1, -1, AG, R_SIG, "X", "L"),
@@ -451,58 +459,38 @@ void cs_fn_sql_expr_quoted(const cs_sql_expr *e, cs_sbuf *out)
     cs_sbuf_putc(out, '"');
 }
 
+/* The signature letters: the type an argument is cast to (none for the letters that accept a
+ * family: N, A, M) and the type Spark's errors name. */
+static const struct {
+    char c;
+    int type; /* a cs_type_id, or -1 */
+    const char *sql;
+} SIG_TYPES[] = {{'S', CS_TYPE_STRING, "\"STRING\""},
+                 {'I', CS_TYPE_INT, "\"INT\""},
+                 {'L', CS_TYPE_LONG, "\"BIGINT\""},
+                 {'D', CS_TYPE_DOUBLE, "\"DOUBLE\""},
+                 {'B', CS_TYPE_BOOLEAN, "\"BOOLEAN\""},
+                 {'T', CS_TYPE_DATE, "\"DATE\""},
+                 {'P', CS_TYPE_TIMESTAMP, "\"TIMESTAMP\""},
+                 {'Y', CS_TYPE_BINARY, "\"ANY\""},
+                 {'V', CS_TYPE_NULL, "\"ANY\""},
+                 {'N', -1, "\"NUMERIC\""},
+                 {'A', -1, "\"ARRAY\""},
+                 {'M', -1, "(\"ARRAY\" or \"MAP\")"}};
+
 static cs_col_type *sig_type(char c)
 {
-    switch (c) {
-    case 'S':
-        return cs_col_type_primitive(CS_TYPE_STRING);
-    case 'I':
-        return cs_col_type_primitive(CS_TYPE_INT);
-    case 'L':
-        return cs_col_type_primitive(CS_TYPE_LONG);
-    case 'D':
-        return cs_col_type_primitive(CS_TYPE_DOUBLE);
-    case 'B':
-        return cs_col_type_primitive(CS_TYPE_BOOLEAN);
-    case 'T':
-        return cs_col_type_primitive(CS_TYPE_DATE);
-    case 'P':
-        return cs_col_type_primitive(CS_TYPE_TIMESTAMP);
-    case 'Y':
-        return cs_col_type_primitive(CS_TYPE_BINARY);
-    case 'V':
-        return cs_col_type_primitive(CS_TYPE_NULL);
-    default:
-        return NULL;
-    }
+    for (size_t i = 0; i < sizeof SIG_TYPES / sizeof SIG_TYPES[0]; i++)
+        if (SIG_TYPES[i].c == c && SIG_TYPES[i].type >= 0)
+            return cs_col_type_primitive((cs_type_id)SIG_TYPES[i].type);
+    return NULL;
 }
 
 static const char *sig_type_sql(char c)
 {
-    switch (c) {
-    case 'N':
-        return "\"NUMERIC\"";
-    case 'A':
-        return "\"ARRAY\"";
-    case 'M':
-        return "(\"ARRAY\" or \"MAP\")";
-    case 'S':
-        return "\"STRING\"";
-    case 'I':
-        return "\"INT\"";
-    case 'L':
-        return "\"BIGINT\"";
-    case 'D':
-        return "\"DOUBLE\"";
-    case 'B':
-        return "\"BOOLEAN\"";
-    case 'T':
-        return "\"DATE\"";
-    case 'P':
-        return "\"TIMESTAMP\"";
-    default:
-        return "\"ANY\"";
-    }
+    for (size_t i = 0; i < sizeof SIG_TYPES / sizeof SIG_TYPES[0]; i++)
+        if (SIG_TYPES[i].c == c) return SIG_TYPES[i].sql;
+    return "\"ANY\"";
 }
 
 static cs_sql_expr *new_call(cs_sql_arena *a, const cs_fn_info *f, const cs_sql_expr *call,
@@ -553,6 +541,7 @@ static int coerce_sig(cs_sql_arena *a, cs_sql_expr *e, const char *sig, cs_error
         cs_col_type *want = sig_type(c);
         if (want) {
             if (arg->type->id == CS_TYPE_NULL || cs_tc_can_implicit_cast(arg->type, want) ||
+                (c == 'I' && cs_tc_can_implicit_cast_to(arg->type, want)) || /* IntegerType */
                 (c == 'S' && cs_tc_is_atomic(arg->type)) ||
                 (c == 'P' && cs_tc_is_datetime(arg->type)) ||
                 (c == 'T' &&

@@ -52,7 +52,7 @@ static int cast_arg(cs_sql_arena *a, cs_sql_expr *e, int i, cs_col_type *want, c
 {
     cs_sql_expr *x = e->args[i];
     if (cs_col_type_equal(x->type, want)) return 0;
-    if (is_null(x) || cs_tc_can_implicit_cast(x->type, want)) {
+    if (is_null(x) || cs_tc_can_implicit_cast_to(x->type, want)) {
         e->args[i] = cs_tc_cast(a, x, want);
         return 0;
     }

@@ -296,44 +296,19 @@ static const char *infix_symbol(const char *fn)
     return NULL;
 }
 
-static const char *upper_name(const char *fn)
+/* Whether Spark's expression for fn prints its own name in upper case (SQRT, CEIL, RANK); ceil
+ * and power only as written: ceiling(x), pow(x) keep their lower-case alias */
+static bool prints_upper(const char *fn)
 {
-    static const char *const names[][2] = {
-        {"sqrt", "SQRT"},
-        {"exp", "EXP"},
-        {"ceil", "CEIL"}, /* as written: ceiling(x), pow(x) keep their lower-case alias */
-        {"power", "POWER"},
-        {"floor", "FLOOR"},
-        {"cbrt", "CBRT"},
-        {"sin", "SIN"},
-        {"cos", "COS"},
-        {"tan", "TAN"},
-        {"asin", "ASIN"},
-        {"acos", "ACOS"},
-        {"atan", "ATAN"},
-        {"log10", "LOG10"},
-        {"log2", "LOG2"},
-        {"degrees", "DEGREES"},
-        {"radians", "RADIANS"},
-        {"signum", "SIGNUM"},
-        {"regexp_like", "REGEXP_LIKE"},
-        {"log", "LOG"},
-        {"log1p", "LOG1P"},
-        {"expm1", "EXPM1"},
-        {"sinh", "SINH"},
-        {"cosh", "COSH"},
-        {"tanh", "TANH"},
-        {"atan2", "ATAN2"},
-        {"hypot", "HYPOT"},
-        {"pi", "PI"},
-        {"e", "E"},
-        {"rank", "RANK"},
-        {"dense_rank", "DENSE_RANK"},
-        {"percent_rank", "PERCENT_RANK"},
-    };
+    static const char *const names[] = {
+        "sqrt",   "exp",         "ceil", "power",      "floor",       "cbrt", "sin",     "cos",
+        "tan",    "asin",        "acos", "atan",       "log10",       "log2", "degrees", "radians",
+        "signum", "regexp_like", "log",  "log1p",      "expm1",       "sinh", "cosh",    "acosh",
+        "asinh",  "atanh",       "sec",  "csc",        "cot",         "tanh", "atan2",   "hypot",
+        "pi",     "e",           "rank", "dense_rank", "percent_rank"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (strcmp(names[i][0], fn) == 0) return names[i][1];
-    return NULL;
+        if (strcmp(names[i], fn) == 0) return true;
+    return false;
 }
 
 static void args_out(const cs_sql_expr *e, int from, print_mode m, cs_sbuf *out)
@@ -564,11 +539,12 @@ static void call_out(const cs_sql_expr *e, print_mode m, cs_sbuf *out)
     }
     /* the name as written (Spark keeps an alias's name: substr, ucase), lower case; a few
      * of Spark's expressions print their own upper-case names (SQRT, CEIL, RANK) */
-    const char *upper = e->kind != CS_EX_UNRESOLVED_FUNC ? upper_name(written) : NULL;
+    bool upper = e->kind != CS_EX_UNRESOLVED_FUNC && prints_upper(written);
     if (e->n_args == 2 && (strcmp(fn, "ceil") == 0 || strcmp(fn, "floor") == 0))
-        upper = NULL; /* ceil(x, 2) is Spark's RoundCeil, named in lower case */
+        upper = false; /* ceil(x, 2) is Spark's RoundCeil, named in lower case */
     if (upper)
-        cs_sbuf_puts(out, upper);
+        for (const char *p = written; *p; p++)
+            cs_sbuf_putc(out, (char)toupper((unsigned char)*p));
     else if (e->kind != CS_EX_UNRESOLVED_FUNC && e->name &&
              (strcmp(e->name, "array_agg") == 0 || strcmp(e->name, "random") == 0))
         cs_sbuf_puts(out, fn); /* Spark names array_agg(x) collect_list(x), random rand */

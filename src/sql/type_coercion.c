@@ -324,6 +324,11 @@ bool cs_tc_can_implicit_cast(const cs_col_type *from, const cs_col_type *to)
     return false;
 }
 
+bool cs_tc_can_implicit_cast_to(const cs_col_type *from, const cs_col_type *to)
+{
+    return cs_tc_can_implicit_cast(from, to) || (cs_tc_is_numeric(from) && cs_tc_is_numeric(to));
+}
+
 bool cs_tc_can_cast(const cs_col_type *from, const cs_col_type *to)
 {
     if (cs_col_type_equal(from, to) || from->id == CS_TYPE_NULL) return true;

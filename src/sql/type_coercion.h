@@ -53,6 +53,11 @@ cs_col_type *cs_tc_decimal_result(cs_sql_arena *a, char op, const cs_col_type *l
 cs_col_type *cs_tc_wider(cs_sql_arena *a, cs_col_type *x, cs_col_type *y);
 /* Whether ANSI implicit casting may turn `from` into `to` (AnsiTypeCoercion.implicitCast). */
 bool cs_tc_can_implicit_cast(const cs_col_type *from, const cs_col_type *to);
+/* Whether a function argument of type `from` may be cast to the concrete type `to` a function
+ * expects (AnsiTypeCoercion.implicitCast to a type that is not a type collection: besides the
+ * implicit casts above, Cast.canANSIStoreAssign's numeric to any numeric, e.g. a bigint column
+ * to slice's INT start, checked for overflow when it runs). */
+bool cs_tc_can_implicit_cast_to(const cs_col_type *from, const cs_col_type *to);
 /* Whether an explicit CAST from -> to exists under ANSI (Cast.canAnsiCast). */
 bool cs_tc_can_cast(const cs_col_type *from, const cs_col_type *to);
 

@@ -32,13 +32,48 @@ static double radians(double x)
     return x / 180.0 * M_PI;
 }
 
+/* Spark's formulas (Acosh, Asinh, Atanh, Sec, Csc, Cot in mathExpressions.scala), not libm's
+ * acosh/asinh/atanh, so that results match Spark's to the last bit */
+static double spark_acosh(double x)
+{
+    return log(x + sqrt(x * x - 1.0));
+}
+
+static double spark_asinh(double x)
+{
+    return x == -INFINITY ? -INFINITY : log(x + sqrt(x * x + 1.0));
+}
+
+static double spark_atanh(double x)
+{
+    return 0.5 * log((1.0 + x) / (1.0 - x));
+}
+
+static double sec(double x)
+{
+    return 1.0 / cos(x);
+}
+
+static double csc(double x)
+{
+    return 1.0 / sin(x);
+}
+
+static double cot(double x)
+{
+    return 1.0 / tan(x);
+}
+
 static const struct {
     const char *name;
     dfn f;
-} UNARY[] = {{"signum", signum},   {"cbrt", cbrt},   {"sin", sin},     {"cos", cos},
-             {"tan", tan},         {"asin", asin},   {"acos", acos},   {"atan", atan},
-             {"sinh", sinh},       {"cosh", cosh},   {"tanh", tanh},   {"degrees", degrees},
-             {"radians", radians}, {"expm1", expm1}, {"log1p", log1p}, {"rint", rint}};
+} UNARY[] = {
+    {"acosh", spark_acosh}, {"asinh", spark_asinh}, {"atanh", spark_atanh}, {"sec", sec},
+    {"csc", csc},           {"cot", cot},           {"signum", signum},     {"cbrt", cbrt},
+    {"sin", sin},           {"cos", cos},           {"tan", tan},           {"asin", asin},
+    {"acos", acos},         {"atan", atan},         {"sinh", sinh},         {"cosh", cosh},
+    {"tanh", tanh},         {"degrees", degrees},   {"radians", radians},   {"expm1", expm1},
+    {"log1p", log1p},       {"rint", rint}};
 
 static dfn unary_of(const char *fn)
 {

@@ -44,6 +44,7 @@ typedef enum {
     X_OVERLAY,
     X_SOUNDEX,
     X_LEVENSHTEIN,
+    X_LEVENSHTEIN_MAX, /* levenshtein(a, b, threshold): -1 past the threshold */
     X_SUBSTRING_INDEX,
     X_BASE64,
     X_UNBASE64,
@@ -83,6 +84,7 @@ static const struct {
     {"overlay", X_OVERLAY, "ssi", 's'},
     {"soundex", X_SOUNDEX, "s", 's'},
     {"levenshtein", X_LEVENSHTEIN, "ss", 'i'},
+    {"levenshtein", X_LEVENSHTEIN_MAX, "ssi", 'i'},
     {"substring_index", X_SUBSTRING_INDEX, "ssi", 's'},
     {"base64", X_BASE64, "s", 's'},
     {"unbase64", X_UNBASE64, "s", 'b'},
@@ -395,7 +397,8 @@ static int one_row(const cs_px_kctx *k, xfn f, int na, const uint8_t *const *s, 
         cs_sbuf_append(sb, out, 4);
         return CS_OK;
     }
-    case X_LEVENSHTEIN: { /* over code points, two rows of the table in the scratch buffer */
+    case X_LEVENSHTEIN:
+    case X_LEVENSHTEIN_MAX: { /* over code points, two rows of the table in the scratch buffer */
         int64_t n0 = num_chars(s[0], l[0]), n1 = num_chars(s[1], l[1]);
         size_t need = sizeof(int64_t) * (size_t)(2 * (n1 + 1)) + 8;
         static const char zeros[256];
@@ -427,6 +430,8 @@ static int one_row(const cs_px_kctx *k, xfn f, int na, const uint8_t *const *s, 
             cur = t;
         }
         o->num = prev[n1];
+        /* Spark's UTF8String.levenshteinDistance(other, threshold) */
+        if (f == X_LEVENSHTEIN_MAX && o->num > v[2]) o->num = -1;
         return CS_OK;
     }
     case X_SUBSTRING_INDEX: {
