@@ -99,10 +99,36 @@ static bool class_matches(const char *have, const char *want)
     return strncmp(have, want, n) == 0 && (have[n] == '\0' || have[n] == '.');
 }
 
+/* CAST_INVALID_INPUT's exception follows the cast's target type, as Spark raises it: a
+ * SparkNumberFormatException for a number, a SparkDateTimeException for a date or timestamp
+ * (invalidInputInCastToDatetimeError), a SparkRuntimeException for a boolean
+ * (invalidInputSyntaxForBooleanError); the target is the error's targetType parameter. */
+static const char *const *cast_invalid_input_classes(const cs_error *err)
+{
+    static const struct {
+        const char *target_type;
+        const char *const *classes;
+    } by_target[] = {
+        {"\"BOOLEAN\"", runtime_exception},
+        {"\"DATE\"", date_time_exception},
+        {"\"TIMESTAMP\"", date_time_exception},
+        {"\"TIMESTAMP_NTZ\"", date_time_exception},
+    };
+    json_t *params = err->params[0] ? json_loads(err->params, 0, NULL) : NULL;
+    const char *target = json_string_value(json_object_get(params, "targetType"));
+    const char *const *classes = number_format_exception;
+    for (size_t i = 0; target && i < sizeof by_target / sizeof by_target[0]; i++)
+        if (strcmp(target, by_target[i].target_type) == 0) classes = by_target[i].classes;
+    json_decref(params);
+    return classes;
+}
+
 const char *const *cs_connect_error_classes(const cs_error *err)
 {
     if (!err->error_class[0])
         return err->code == CS_EINVAL ? illegal_argument_exception : spark_exception;
+    if (class_matches(err->error_class, "CAST_INVALID_INPUT"))
+        return cast_invalid_input_classes(err);
     for (size_t i = 0; i < sizeof by_error_class / sizeof by_error_class[0]; i++)
         if (class_matches(err->error_class, by_error_class[i].error_class))
             return by_error_class[i].classes;

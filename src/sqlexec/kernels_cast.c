@@ -16,7 +16,8 @@
  * print as Java's Double.toString ("1.0E20", "1.0E-4", "1234567.0"), decimals plainly,
  * timestamps as "yyyy-MM-dd HH:mm:ss[.f...]". Timestamps (with local time zone) are read
  * (without a zone in the text), printed and cast to and from dates and timestamp_ntz in the
- * session time zone (ctx->session_tz, kernels_tz.c). One loop per (source, target) family; the
+ * session time zone (ctx->session_tz, kernels_tz.c); a timestamp to bigint, float or double is
+ * its seconds since the epoch. One loop per (source, target) family; the
  * per-row work of strings is their parsing. Called through cs_px_cast_lookup at compile time.
  */
 #include <ctype.h>
@@ -46,12 +47,20 @@ static int err_invalid(cs_error *err, const char *value, const cs_col_type *from
     char f[64], t[64];
     type_upper(from, f, sizeof f);
     type_upper(to, t, sizeof t);
-    return cs_sql_error_set(err, CS_ETASK, "CAST_INVALID_INPUT", "22018",
-                            "The value %s of the type \"%s\" cannot be cast to \"%s\" because it "
-                            "is malformed. Correct the value as per the syntax, or change its "
-                            "target type. Use `try_cast` to tolerate malformed input and return "
-                            "NULL instead.",
-                            value, f, t);
+    cs_sql_error_set(err, CS_ETASK, "CAST_INVALID_INPUT", "22018",
+                     "The value %s of the type \"%s\" cannot be cast to \"%s\" because it "
+                     "is malformed. Correct the value as per the syntax, or change its "
+                     "target type. Use `try_cast` to tolerate malformed input and return "
+                     "NULL instead.",
+                     value, f, t);
+    /* Spark's parameters; the target type also picks the exception a client raises */
+    char quoted[80];
+    cs_sql_error_param(err, "expression", value);
+    snprintf(quoted, sizeof quoted, "\"%s\"", f);
+    cs_sql_error_param(err, "sourceType", quoted);
+    snprintf(quoted, sizeof quoted, "\"%s\"", t);
+    cs_sql_error_param(err, "targetType", quoted);
+    return CS_ETASK;
 }
 
 static int err_overflow(cs_error *err, const char *value, const cs_col_type *from,
@@ -854,6 +863,29 @@ WIDEN_KERNEL(widen_i16_i32, int16_t, int32_t)
 WIDEN_KERNEL(widen_i16_i64, int16_t, int64_t)
 WIDEN_KERNEL(widen_i32_i64, int32_t, int64_t)
 
+/* A timestamp to bigint, float or double, as Spark's Cast: the seconds since the epoch, whole
+ * (Math.floorDiv of the microseconds) for bigint, with their fraction for the floating types. No
+ * value is out of these types' range. */
+static int timestamp_to_number(const cs_px_kctx *k, cs_column *const *args, int na, cs_column **out)
+{
+    (void)na;
+    const cs_column *a = args[0];
+    int64_t n = k->n, sa = cs_px_stride(a, n);
+    cs_column *r = cs_px_new_fixed(k->alloc, k->e->type, n);
+    cs_px_and_validity(r, args, 1, n);
+    const int64_t *us = (const int64_t *)(const void *)a->values;
+    bool integral = k->e->type->id == CS_TYPE_LONG;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t v = us[i * sa];
+        if (integral)
+            cs_px_int_put(r, i, v / 1000000 - (v % 1000000 < 0));
+        else
+            store_float(r, i, (double)v / 1e6);
+    }
+    *out = r;
+    return 0;
+}
+
 /* The widening kernel from integral `from` to integral `to`, NULL when to is not wider. */
 static cs_px_kernel widen_lookup(cs_type_id from, cs_type_id to)
 {
@@ -887,5 +919,8 @@ cs_px_kernel cs_px_cast_lookup(const cs_col_type *from, const cs_col_type *to)
         return widen ? widen : cast_kernel;
     }
     if ((ff == F_DATE || ff == F_TS) && (tf == F_DATE || tf == F_TS)) return cast_kernel;
+    if (from->id == CS_TYPE_TIMESTAMP &&
+        (to->id == CS_TYPE_LONG || to->id == CS_TYPE_FLOAT || to->id == CS_TYPE_DOUBLE))
+        return timestamp_to_number;
     return NULL;
 }

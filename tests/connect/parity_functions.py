@@ -1,0 +1,112 @@
+"""parity_functions.py — function calls of the pinned PySpark client (pyspark 4.0.1) that
+PySpark's own Connect test modules (test_parity_functions, test_parity_errors; run by
+scripts/pyspark-connect-tests.sh) found failing against cspark-connect-server, each checked by a
+value computed here, so that the same program passes against Apache Spark 4's own Connect server
+(parity_functions_spark.sh) and against cspark (parity_functions.sh).
+
+  parity_functions.py URL
+
+Exits 1 naming the first check that fails.
+"""
+import math
+import sys
+
+from pyspark.errors import DateTimeException, NumberFormatException, SparkRuntimeException
+from pyspark.sql import Row, SparkSession, Window
+from pyspark.sql import functions as F
+
+spark = SparkSession.builder.remote(sys.argv[1]).getOrCreate()
+
+
+def check(cond, what):
+    if not cond:
+        print("FAIL: %s" % what, file=sys.stderr)
+        sys.exit(1)
+
+
+def raised(fn):
+    try:
+        fn()
+    except Exception as e:  # noqa: BLE001 - the type is what is checked
+        return e
+    return None
+
+
+# first_last_ignore_nulls_side_by_side: first(x) and first(x, ignorenulls=True) in one
+# aggregation are two aggregates (they print alike, "first(id)"), not one
+df = spark.range(0, 100)
+df2 = df.select(F.when(df.id % 3 == 0, None).otherwise(df.id).alias("id"))
+r = df2.select(
+    F.first(df2.id, False).alias("a"),
+    F.first(df2.id, True).alias("b"),
+    F.last(df2.id, False).alias("c"),
+    F.last(df2.id, True).alias("d"),
+).collect()
+check(r == [Row(a=None, b=1, c=None, d=98)], "first/last with and without ignoreNulls: %r" % (r,))
+r = df2.select(F.first(df2.id, True).alias("b"), F.first(df2.id, False).alias("a")).collect()
+check(r == [Row(b=1, a=None)], "first(ignoreNulls) before first(): %r" % (r,))
+
+# levenshtein_threshold: levenshtein(l, r, threshold) is -1 past the threshold
+lv = spark.createDataFrame([("kitten", "sitting")], ["l", "r"])
+check(lv.select(F.levenshtein(lv.l, lv.r, 2)).first()[0] == -1, "levenshtein past its threshold")
+check(lv.select(F.levenshtein(lv.l, lv.r, 3)).first()[0] == 3, "levenshtein within its threshold")
+
+# bigint_argument_to_int_parameter: a bigint column where a function takes INT is cast (ANSI
+# store assignment), as slice, overlay and make_date take it
+sl = spark.createDataFrame([([1, 2, 3], 2, 2), ([4, 5], 2, 2)], ["x", "index", "len"])
+r = sl.select(F.slice("x", "index", "len").alias("s")).collect()
+check(r == [Row(s=[2, 3]), Row(s=[5])], "slice with bigint start and length: %r" % (r,))
+ov = spark.createDataFrame([("SPARK_SQL", "CORE", 7, 0)], ("x", "y", "pos", "len"))
+r = ov.select(F.overlay("x", "y", "pos", "len").alias("o")).first()
+check(r.o == "SPARK_CORESQL", "overlay with bigint pos and len: %r" % (r,))
+md = spark.createDataFrame([(2020, 6, 26)], ["Y", "M", "D"])
+r = md.select(F.make_date("Y", "M", "D").alias("d")).first()
+check(str(r.d) == "2020-06-26", "make_date of bigints: %r" % (r,))
+e = raised(lambda: spark.range(1).select(F.slice(F.array(F.lit(1)), F.lit(2**40), F.lit(1)))
+           .collect())
+check(isinstance(e, Exception) and "CAST_OVERFLOW" in str(e), "a bigint past INT's range: %r" % e)
+
+# hyperbolic_and_reciprocal_trig: acosh, asinh, atanh, sec, csc, cot (Spark's formulas)
+t = spark.createDataFrame([Row(a=0.5, b=2.0)])
+r = t.select(F.acosh("b"), F.asinh("a"), F.atanh("a"), F.sec("a"), F.csc("a"), F.cot("a")).first()
+want = [math.log(2.0 + math.sqrt(3.0)), math.log(0.5 + math.sqrt(1.25)),
+        0.5 * math.log(1.5 / 0.5), 1 / math.cos(0.5), 1 / math.sin(0.5), 1 / math.tan(0.5)]
+check(all(abs(x - y) <= 1e-12 * abs(y) for x, y in zip(r, want)), "trig values: %r" % (r,))
+check(list(t.select(F.acosh("b"), F.sec("a")).columns) == ["ACOSH(b)", "SEC(a)"],
+      "trig column names: %r" % (t.select(F.acosh("b"), F.sec("a")).columns,))
+
+# posexplode_outer_inline_outer: the outer generators keep a row for a null or empty input
+g = spark.createDataFrame([Row(a=1, l=[1, 2], s=[Row(b=1, c=2)]), Row(a=2, l=[], s=[])])
+r = [tuple(x) for x in g.select(F.posexplode_outer("l")).collect()]
+check(r == [(0, 1), (1, 2), (None, None)], "posexplode_outer: %r" % (r,))
+r = [tuple(x) for x in g.select(F.inline_outer("s")).collect()]
+check(r == [(1, 2), (None, None)], "inline_outer: %r" % (r,))
+
+# timestamp_to_number_cast: a timestamp cast to bigint is its whole seconds since the epoch
+# (rounded down), to double with their fraction; a window's range over it
+r = spark.sql("SELECT CAST(TIMESTAMP '2023-01-01 00:00:00 UTC' AS BIGINT) AS a, "
+              "CAST(TIMESTAMP '1969-12-31 23:59:59.5 UTC' AS BIGINT) AS b, "
+              "CAST(TIMESTAMP '1969-12-31 23:59:59.5 UTC' AS DOUBLE) AS c").first()
+check(tuple(r) == (1672531200, -1, -0.5), "timestamp to bigint and double: %r" % (r,))
+temps = spark.sql("SELECT timestamp_seconds(1672531200 + d * 86400) AS t, CAST(20 + d AS INT) AS v"
+                  " FROM (SELECT explode(sequence(0, 3)) AS d)")
+w = Window.orderBy(F.col("t").cast("long")).rangeBetween(-2 * 86400, 0)
+r = [x.m for x in temps.withColumn("m", F.avg("v").over(w)).orderBy("t").collect()]
+check(r == [20.0, 20.5, 21.0, 22.0], "a moving average over a timestamp's seconds: %r" % (r,))
+
+# cast_invalid_input_exception_class: Spark's exception for a malformed cast follows its target
+# type: NumberFormatException for a number, SparkRuntimeException for a boolean, DateTimeException
+# for a date
+spark.conf.set("spark.sql.ansi.enabled", "true")
+e = raised(lambda: spark.sql("select cast('abc' as double)").collect())
+check(isinstance(e, NumberFormatException), "cast to double: %r" % (e,))
+e = raised(lambda: spark.sql("select cast('abc' as boolean)").collect())
+check(isinstance(e, SparkRuntimeException) and not isinstance(e, NumberFormatException),
+      "cast to boolean: %r" % (e,))
+check(e.getCondition() == "CAST_INVALID_INPUT", "cast to boolean's condition: %r" % (e,))
+check(e.getMessageParameters().get("targetType") == '"BOOLEAN"',
+      "cast to boolean's parameters: %r" % (e.getMessageParameters(),))
+e = raised(lambda: spark.sql("select cast('abc' as date)").collect())
+check(isinstance(e, DateTimeException), "cast to date: %r" % (e,))
+
+print("PASS parity_functions")
