@@ -88,7 +88,7 @@ int cs_cp_expressions(cs_cp *c, Spark__Connect__Expression *const *es, size_t n,
                       cs_sql_expr ***out);
 /* Where a Python UDF is called, which decides the eval types it may have. */
 typedef enum cs_cp_udf_place {
-    CS_CP_UDF_EXPRESSION, /* a scalar one: row at a time (100, 101), pandas (200) */
+    CS_CP_UDF_EXPRESSION, /* a scalar one: row at a time (100, 101), pandas (200, 204) */
     CS_CP_UDF_GROUP_MAP,  /* the function of applyInPandas (201) or applyInArrow (209) */
     CS_CP_UDF_MAP_ITER,   /* the function of mapInPandas (205) or mapInArrow (207) */
     CS_CP_UDF_COGROUP_MAP /* the function of cogroup().applyInPandas (206) / applyInArrow (210) */

@@ -5,7 +5,8 @@
  * nodes' result columns instead.
  *
  * Rounds, as Spark's: each round takes the calls whose arguments call no other Python UDF, of
- * one eval type (a row-at-a-time UDF and a pandas UDF never share a worker), computes their
+ * one eval type (a row-at-a-time UDF and a pandas UDF never share a worker; a scalar iterator
+ * pandas UDF, eval type 204, shares it with no other call), computes their
  * arguments as columns (a Project below when they are expressions), and puts one PYTHON_EVAL
  * over the input; calls nested in others are left for the next round. Equal calls (same function
  * name and arguments, as printed) are evaluated once.
@@ -86,6 +87,8 @@ static void collect(const cs_sql_expr *e, udf_set *s)
         if (!inner) {
             if (!s->kind) s->kind = kind_of(e);
             if (kind_of(e) != s->kind || s->n == MAX_UDFS_PER_ROUND) return;
+            /* a scalar iterator UDF runs alone: Spark's worker takes one per node */
+            if (s->kind == 204 && s->n == 1) return;
             for (int i = 0; i < s->n; i++)
                 if (same_call(s->calls[i], e)) return;
             s->calls[s->n++] = e;

@@ -10,7 +10,8 @@
  * side. A row-at-a-time UDF (SQL_BATCHED_UDF) is sent as SQL_ARROW_BATCHED_UDF: the worker calls
  * the function once per row over the Arrow batch, the result coerced to the declared type by
  * Arrow, as Spark does when spark.sql.execution.pythonUDF.arrow.enabled is on. A scalar pandas UDF
- * (SQL_SCALAR_PANDAS_UDF) gets the columns as pandas Series.
+ * (SQL_SCALAR_PANDAS_UDF) gets the columns as pandas Series; a scalar iterator one
+ * (SQL_SCALAR_PANDAS_ITER_UDF, alone in its node as the worker wants it) an iterator of them.
  *
  * The worker comes from the executor's factory at open and goes back at close: kept for the
  * next task when its results were read to the end, killed otherwise (a task that ends early,
@@ -284,7 +285,8 @@ cs_sql_op *cs_sql_op_python_eval(cs_sql_op *child, const cs_py_eval_spec *spec, 
     const cs_col_type *in = child->schema;
     if (spec->eval_type != CS_PY_EVAL_BATCHED_UDF &&
         spec->eval_type != CS_PY_EVAL_ARROW_BATCHED_UDF &&
-        spec->eval_type != CS_PY_EVAL_SCALAR_PANDAS_UDF) {
+        spec->eval_type != CS_PY_EVAL_SCALAR_PANDAS_UDF &&
+        !(spec->eval_type == CS_PY_EVAL_SCALAR_PANDAS_ITER_UDF && spec->n_udfs == 1)) {
         cs_error_set(err, CS_EINVAL, "ArrowEvalPython: eval type %d is not a scalar UDF's",
                      spec->eval_type);
         return refuse(child, spec);
