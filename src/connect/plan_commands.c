@@ -18,9 +18,11 @@
  *                            insertInto(t)    INSERT INTO|OVERWRITE t <relation>;
  *                          each with the writer's SaveMode in the statement's save_mode
  *                          ("errorifexists" when unspecified, Spark's default), which the
- *                          session honours for the path and table cases.
+ *                          session honours for the path and table cases;
+ *   register_function      spark.udf.register(name, f) of a scalar Python UDF: the session's
+ *                          temporary function `name` (CREATE_FUNCTION), which SQL calls.
  * Refused with UNSUPPORTED_FEATURE: bucketBy, sortBy and clusterBy writes, writeTo (v2
- * writes), streaming commands, function / table function / data source registration, ML,
+ * writes), streaming commands, table function / data source registration, ML,
  * checkpoint, resource profiles, MERGE INTO, external commands, extensions.
  *
  * Called by the Spark Connect server. Ownership: statements and plans in ctx->arena.
@@ -101,6 +103,26 @@ static int create_view(cs_cp *c, const Spark__Connect__CreateDataFrameViewComman
     s->temporary = true;
     s->global = v->is_global;
     s->or_replace = v->replace;
+    *out = s;
+    return 0;
+}
+
+/* spark.udf.register(name, f): a scalar Python UDF (SparkConnectPlanner's
+ * handleRegisterPythonUDF) becomes the session's temporary function `name`. */
+static int register_function(cs_cp *c, const Spark__Connect__CommonInlineUserDefinedFunction *f,
+                             cs_sql_statement **out)
+{
+    if (!f || !f->function_name || !f->function_name[0])
+        return cs_cp_invalid(c, "RegisterFunction without a function name");
+    cs_sql_expr *udf;
+    int rc = cs_cp_python_udf(c, f, CS_CP_UDF_EXPRESSION, &udf);
+    if (rc) return rc;
+    cs_sql_statement *s = statement_new(c, CS_STMT_CREATE_FUNCTION);
+    s->parts = (const char **)cs_cp_array(c, 1);
+    s->parts[0] = cs_sql_strdup(c->a, f->function_name);
+    s->n_parts = 1;
+    s->temporary = true;
+    s->function = udf;
     *out = s;
     return 0;
 }
@@ -197,9 +219,10 @@ static int command(cs_cp *c, const Spark__Connect__Command *cmd, cs_sql_statemen
     case SPARK__CONNECT__COMMAND__COMMAND_TYPE_WRITE_OPERATION_V2:
         return cs_cp_unsupported(c, "DataFrameWriterV2 (writeTo)");
     case SPARK__CONNECT__COMMAND__COMMAND_TYPE_REGISTER_FUNCTION:
+        return register_function(c, cmd->register_function, out);
     case SPARK__CONNECT__COMMAND__COMMAND_TYPE_REGISTER_TABLE_FUNCTION:
     case SPARK__CONNECT__COMMAND__COMMAND_TYPE_REGISTER_DATA_SOURCE:
-        return cs_cp_unsupported(c, "registering user-defined functions and data sources");
+        return cs_cp_unsupported(c, "registering user-defined table functions and data sources");
     case SPARK__CONNECT__COMMAND__COMMAND_TYPE_WRITE_STREAM_OPERATION_START:
     case SPARK__CONNECT__COMMAND__COMMAND_TYPE_STREAMING_QUERY_COMMAND:
     case SPARK__CONNECT__COMMAND__COMMAND_TYPE_STREAMING_QUERY_MANAGER_COMMAND:

@@ -431,6 +431,11 @@ static int run_statement(cs_sql_session *s, cs_sql_arena *a, const cs_sql_statem
     case CS_STMT_INSERT:
         rc = insert(s, a, st, text, err);
         break;
+    case CS_STMT_CREATE_FUNCTION: /* the catalog copies the UDF */
+        cs_catalog_create_temp_function(s->catalog, st->parts[0], st->function->python_udf,
+                                        st->function->type);
+        rc = 0;
+        break;
     default:
         return unsupported(err, "this statement");
     }

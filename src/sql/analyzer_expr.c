@@ -337,6 +337,18 @@ static cs_sql_expr *resolve_function(cs_an_ctx *c, const cs_sql_expr *e, const c
     if (e->within_group) return resolve_within_group(c, e, s, flags);
     if (cs_an_is_higher_order(e)) return cs_an_higher_order(c, e, s, flags);
     if (cs_str_ieq(e->name, "json_tuple")) return cs_an_json_tuple(c, e, s, flags);
+    /* a temporary function (a Python UDF registered by name) before a builtin of its name */
+    const cs_catalog_function *tf =
+        e->distinct ? NULL : cs_catalog_lookup_function(c->cat, e->name);
+    if (tf) {
+        cs_sql_expr *call = cs_sql_expr_new(c->a, CS_EX_PYTHON_UDF, e->n_args);
+        call->name = cs_sql_strdup(c->a, tf->name);
+        call->python_udf = tf->udf;
+        call->type = tf->type;
+        for (int i = 0; i < e->n_args; i++)
+            call->args[i] = e->args[i];
+        return cs_an_expr(c, call, s, flags);
+    }
     const cs_fn_info *f =
         cs_fn_lookup(e->n_args == 1 && strcmp(e->name, "-") == 0 ? "negative" : e->name);
     if (!f) {

@@ -12,6 +12,7 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "datasource/file_index.h"
 #include "formats/file_format.h"
@@ -24,6 +25,7 @@ struct cs_catalog {
     cs_sql_arena **view_arenas;
     int n_view_arenas, cap_view_arenas;
     int64_t next_expr_id;
+    cs_catalog_function *functions; /* temporary functions, the newest first */
 };
 
 cs_catalog *cs_catalog_new(void)
@@ -208,6 +210,30 @@ int cs_catalog_create_temp_view(cs_catalog *c, const char *name, bool global, bo
     t->size_bytes = -1;
     add_entry(c, t);
     return 0;
+}
+
+void cs_catalog_create_temp_function(cs_catalog *c, const char *name, const cs_sql_python_udf *udf,
+                                     cs_col_type *type)
+{
+    cs_sql_python_udf *u = cs_sql_alloc(c->arena, sizeof *u);
+    uint8_t *command = cs_sql_alloc(c->arena, udf->command_len + 1);
+    if (udf->command_len) memcpy(command, udf->command, udf->command_len);
+    *u = (cs_sql_python_udf){udf->eval_type, command, udf->command_len,
+                             cs_sql_strdup(c->arena, udf->python_ver ? udf->python_ver : ""),
+                             udf->deterministic};
+    cs_catalog_function *f = cs_sql_alloc(c->arena, sizeof *f);
+    f->name = cs_sql_strdup(c->arena, name);
+    f->udf = u;
+    f->type = cs_sql_arena_keep_type(c->arena, cs_col_type_ref(type));
+    f->next = c->functions; /* found first: it replaces an older one of the name */
+    c->functions = f;
+}
+
+const cs_catalog_function *cs_catalog_lookup_function(const cs_catalog *c, const char *name)
+{
+    for (const cs_catalog_function *f = c ? c->functions : NULL; f; f = f->next)
+        if (strcasecmp(f->name, name) == 0) return f;
+    return NULL;
 }
 
 /* Lists location and fills t's schema (inferred, plus partition columns) and size. */

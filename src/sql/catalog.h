@@ -9,6 +9,10 @@
  * The catalog also hands out the session's expression ids (Spark's ExprId counter), so that
  * every attribute the analyzer makes in a session is unique.
  *
+ * It also keeps the session's temporary functions: Python UDFs registered by name
+ * (spark.udf.register, Spark Connect's RegisterFunction), which SQL calls by that name before
+ * a builtin function of the same name, as Spark's session function registry.
+ *
  * Lookups (cs_catalog_lookup_relation) follow Spark's order: a one-part name is a temporary
  * view, else a table of the current database; `global_temp.v` a global temporary view; `db.t`
  * a table of db.
@@ -102,6 +106,21 @@ int cs_catalog_drop(cs_catalog *c, const char *const *parts, int n, bool if_exis
 cs_catalog_table *cs_catalog_path_relation(cs_sql_arena *a, const char *format, const char *path,
                                            const char *const *keys, const char *const *values,
                                            int n_options, cs_col_type *declared, cs_error *err);
+
+/* A temporary function: a Python UDF called by name. */
+typedef struct cs_catalog_function {
+    const char *name;             /* as registered (matched case-insensitively) */
+    const cs_sql_python_udf *udf; /* its command, copied into the catalog */
+    cs_col_type *type;            /* its result type, kept by the catalog */
+    struct cs_catalog_function *next;
+} cs_catalog_function;
+
+/* spark.udf.register(name, f): the Python UDF udf (copied) returning type (a reference taken)
+ * becomes the temporary function `name`, replacing one of that name. */
+void cs_catalog_create_temp_function(cs_catalog *c, const char *name, const cs_sql_python_udf *udf,
+                                     cs_col_type *type);
+/* The temporary function called name (case-insensitive), or NULL. */
+const cs_catalog_function *cs_catalog_lookup_function(const cs_catalog *c, const char *name);
 
 /* Spark's TABLE_OR_VIEW_NOT_FOUND for parts[0..n) ("`t`", "`db`.`t`"). */
 int cs_catalog_not_found_error(const char *const *parts, int n, cs_error *err);

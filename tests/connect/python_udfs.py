@@ -1,6 +1,7 @@
 """python_udfs.py — Python UDFs through a Spark Connect server, checked against values computed
 here: row-at-a-time udf (in select, in filter, nested, over nulls, over strings, none of the
-input), scalar pandas_udf, grouped map applyInPandas (when the server runs it), and a UDF that
+input), scalar pandas_udf, scalar iterator pandas_udf, UDFs registered with spark.udf.register
+and called from SQL, grouped map applyInPandas (when the server runs it), and a UDF that
 raises (PythonException with the worker's traceback, whose last line names the error).
 
 Usage: python_udfs.py sc://host:port [--no-group-map]
@@ -92,6 +93,36 @@ except PythonException as e:
 
 # the session still serves after a failed query
 check("after exception", df.select(plus_one("id")).count(), N)
+
+# scalar_iter_pandas_udf: an iterator of Series in, one out per batch (eval type 204), chained
+# with a scalar pandas UDF and used twice in one select
+@pandas_udf("long", F.PandasUDFType.SCALAR_ITER)
+def iter_plus_ten(it):
+    for s in it:
+        yield s + 10
+
+
+rows = df.select(iter_plus_ten("id").alias("a"), iter_plus_ten(col("id") * 2).alias("b"))
+check("scalar iterator pandas UDF", sorted((r.a, r.b) for r in rows.collect()),
+      [(i + 10, 2 * i + 10) for i in range(N)])
+check("scalar iterator over a scalar pandas UDF",
+      sorted(r[0] for r in df.select(iter_plus_ten(half("id").cast("long"))).collect()),
+      sorted(int(i / 2) + 10 for i in range(N)))
+
+# registered_udf_called_from_sql: spark.udf.register makes a temporary function SQL calls by
+# name, before a builtin of the same name (double)
+spark.udf.register("two_args", lambda x, y: len(x) + y, "int")
+check("registered UDF from SQL", spark.sql("SELECT two_args('test', 1)").first()[0], 5)
+spark.udf.register("double", lambda x: x + x, "int")
+check("registered UDF shadows a builtin", spark.sql("SELECT double(double(1) + 1)").first()[0], 6)
+add_three = spark.udf.register("add_three", lambda x: x + 3, "long")
+check("registered UDF in selectExpr and as a column",
+      [r[0] for r in spark.range(3).selectExpr("add_three(id)").collect()],
+      [r[0] for r in spark.range(3).select(add_three("id")).collect()])
+spark.udf.register("plus_ten_iter", iter_plus_ten)
+check("registered scalar iterator UDF",
+      sorted(r[0] for r in spark.sql("SELECT plus_ten_iter(id) FROM range(3)").collect()),
+      [10, 11, 12])
 
 if group_map:
     def normalize(pdf: pd.DataFrame) -> pd.DataFrame:
