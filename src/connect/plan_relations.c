@@ -189,7 +189,7 @@ static int map_partitions(cs_cp *c, const Spark__Connect__MapPartitions *r, cs_l
 /* cogroup(...).applyInPandas(f, schema) and applyInArrow: FlatMapCoGroupsInPandas (InArrow) of
  * both sides' grouping expressions and the cogrouped map UDF, which gets every column of both
  * sides (SparkConnectPlanner's transformCoGroupMap; the UDF's own arguments, the same columns,
- * are not kept). */
+ * are not kept: the analyzer makes them both sides' columns). */
 static int co_group_map(cs_cp *c, const Spark__Connect__CoGroupMap *r, cs_logical_plan **out)
 {
     cs_logical_plan *in, *other;

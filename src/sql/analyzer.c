@@ -644,7 +644,8 @@ static cs_logical_plan *resolve_python_group_map(cs_an_ctx *c, const cs_logical_
 }
 
 /* cogroup().applyInPandas / applyInArrow: each side's grouping expressions over that side (as
- * many on both), the UDF (no arguments) for its declared struct type; the output as above. */
+ * many on both), the UDF for its declared struct type, its arguments every column of both sides;
+ * the output as above. */
 static cs_logical_plan *resolve_python_cogroup_map(cs_an_ctx *c, const cs_logical_plan *p)
 {
     cs_logical_plan *g = cs_logical_plan_copy(c->a, p);
@@ -666,6 +667,13 @@ static cs_logical_plan *resolve_python_cogroup_map(cs_an_ctx *c, const cs_logica
             !(g->group_by[i] = cs_an_expr(c, p->group_by[i], &rs, 0)))
             return NULL;
     if (!(g->generator = cs_an_expr(c, p->generator, &ls, 0))) return NULL;
+    /* its arguments: both sides' columns under the names the UDF sees (a renaming subquery alias
+     * above a side is gone once optimized) */
+    int nl = g->children[0]->n_output, nr = g->children[1]->n_output;
+    g->generator->args = cs_sql_alloc(c->a, sizeof *g->generator->args * (size_t)(nl + nr + 1));
+    g->generator->n_args = nl + nr;
+    for (int i = 0; i < nl + nr; i++)
+        g->generator->args[i] = i < nl ? g->children[0]->output[i] : g->children[1]->output[i - nl];
     return output_of_udf_struct(c, g, "cogrouped") < 0 ? NULL : g;
 }
 

@@ -192,6 +192,25 @@ static cs_phys_node *relation_udf_node(cs_pl_ctx *c, const cs_logical_plan *p,
     return n;
 }
 
+/* The columns a function over a relation reads are sent to Python under their names in the
+ * plan: an argument that is a column of in under another name (renamed keeping its id: toDF, a
+ * subquery's column aliases, whose alias the optimizer removed) is renamed by a PROJECT. */
+static int rename_args(cs_pl_ctx *c, cs_pl_out *in, cs_sql_expr *const *args, int n)
+{
+    cs_sql_expr **all = NULL;
+    for (int i = 0; i < n; i++) {
+        cs_sql_expr *e = args[i];
+        int k = e->kind == CS_EX_ATTR && e->name ? cs_pl_find(in->attrs, in->n, e->id) : -1;
+        if (k < 0 || strcmp(in->node->schema->fields[k].name, e->name) == 0) continue;
+        if (!all) {
+            all = cs_sql_alloc(c->arena, sizeof *all * (size_t)(in->n + 1));
+            memcpy(all, in->attrs, sizeof *all * (size_t)in->n);
+        }
+        all[k] = e;
+    }
+    return all ? cs_pl_project(c, in, all, in->n) : 0;
+}
+
 /* Spark's FlatMapGroupsInPandasExec under its required distribution and ordering: an Exchange
  * by the grouping keys (none: a single partition), a Sort by them, then a PYTHON_EVAL of eval
  * type 201 whose one UDF's arguments are Spark's grouped offsets ([length, number of keys,
@@ -204,7 +223,7 @@ int cs_pl_python_group_map(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *ou
     if (cs_pl_plan(c, p->children[0], &in) != 0) return -1;
     int nk = p->n_exprs, nv = udf->n_args;
     int *ords = cs_xcalloc((size_t)(nk + nv + 1), sizeof *ords);
-    if (cs_pl_columns(c, &in, p->exprs, nk, ords) != 0 ||
+    if (rename_args(c, &in, udf->args, nv) != 0 || cs_pl_columns(c, &in, p->exprs, nk, ords) != 0 ||
         cs_pl_columns(c, &in, udf->args, nv, ords + nk) != 0) {
         free(ords);
         cs_phys_free(in.node);
@@ -235,14 +254,16 @@ int cs_pl_python_group_map(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *ou
 /* One side of a cogroup: child planned, exchanged by its keys (exactly those, in spark.sql.
  * shuffle.partitions partitions, so that both sides' rows of a key meet in one partition) unless
  * already so, sorted by them; its grouped offsets ([length, number of keys, keys..., every
- * column of the child]) appended to args at *at. */
+ * column of the child]) appended to args at *at; named (or NULL) are the child's columns as the
+ * UDF sees them, renamed by rename_args when their names differ. */
 static int cogroup_side(cs_pl_ctx *c, const cs_logical_plan *child, cs_sql_expr *const *keys,
-                        int nk, cs_pl_out *in, int *args, int *at)
+                        int nk, cs_sql_expr *const *named, cs_pl_out *in, int *args, int *at)
 {
     if (cs_pl_plan(c, child, in) != 0) return -1;
     int nv = child->n_output;
     int *ords = cs_xcalloc((size_t)(nk + nv + 1), sizeof *ords);
-    if (cs_pl_columns(c, in, keys, nk, ords) != 0 ||
+    if ((named && rename_args(c, in, named, nv) != 0) ||
+        cs_pl_columns(c, in, keys, nk, ords) != 0 ||
         cs_pl_columns(c, in, child->output, nv, ords + nk) != 0) {
         free(ords);
         cs_phys_free(in->node);
@@ -284,11 +305,16 @@ int cs_pl_python_cogroup_map(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *
     int *args = cs_xcalloc((size_t)n_args, sizeof *args);
     int at = 0;
     cs_pl_out l, r;
-    if (cogroup_side(c, p->children[0], p->exprs, nk, &l, args, &at) != 0) {
+    /* the UDF's arguments name both sides' columns (analyzer.c) */
+    int nl = p->children[0]->n_output;
+    bool named = udf->n_args == nl + p->children[1]->n_output;
+    if (cogroup_side(c, p->children[0], p->exprs, nk, named ? udf->args : NULL, &l, args, &at) !=
+        0) {
         free(args);
         return -1;
     }
-    if (cogroup_side(c, p->children[1], p->group_by, nk, &r, args, &at) != 0) {
+    if (cogroup_side(c, p->children[1], p->group_by, nk, named ? udf->args + nl : NULL, &r, args,
+                     &at) != 0) {
         cs_phys_free(l.node);
         free(args);
         return -1;
@@ -310,7 +336,8 @@ int cs_pl_python_map_in_batch(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out 
     cs_pl_out in;
     if (cs_pl_plan(c, p->children[0], &in) != 0) return -1;
     int *ords = cs_xcalloc((size_t)udf->n_args + 1, sizeof *ords);
-    if (cs_pl_columns(c, &in, udf->args, udf->n_args, ords) != 0) {
+    if (rename_args(c, &in, udf->args, udf->n_args) != 0 ||
+        cs_pl_columns(c, &in, udf->args, udf->n_args, ords) != 0) {
         free(ords);
         cs_phys_free(in.node);
         return -1;

@@ -163,5 +163,17 @@ check(errors["pandas_raises"] and errors["pandas_raises"]["type"] == "PythonExce
 check(len(left.groupBy("k").cogroup(right.groupBy("k")).applyInPandas(
     counts, "nl long, nr long").collect()) == 4, "after a failure")
 
+# renamed_columns_reach_python: columns renamed by toDF reach the function under their new names
+ra = spark.createDataFrame([(1, 2)], "k int, v int").toDF("k", "x")
+rb = spark.createDataFrame([(1, 3)], "k int, w int").toDF("k", "y")
+
+
+def names(lp, rp):
+    return pd.DataFrame({"cols": [",".join(list(lp.columns) + list(rp.columns))]})
+
+
+got = ra.groupBy("k").cogroup(rb.groupBy("k")).applyInPandas(names, "cols string").collect()
+check([r.cols for r in got] == ["k,x,k,y"], "toDF names in a cogroup: %r" % (got,))
+
 json.dump({"results": results, "errors": errors}, open(out_path, "w"), indent=1, sort_keys=True)
 print("ok cogroup: %d cases, %d errors" % (len(results), len(errors)))

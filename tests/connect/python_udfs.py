@@ -124,7 +124,18 @@ check("registered scalar iterator UDF",
       sorted(r[0] for r in spark.sql("SELECT plus_ten_iter(id) FROM range(3)").collect()),
       [10, 11, 12])
 
+# renamed_columns_reach_python: columns renamed by toDF reach mapInPandas (and applyInPandas
+# below) under their new names
+renamed = spark.createDataFrame([(1, "a")], "i int, s string").toDF("n", "t")
+check("toDF names in mapInPandas",
+      renamed.mapInPandas(lambda it: (pd.DataFrame({"c": [",".join(p.columns)]}) for p in it),
+                          "c string").collect()[0].c, "n,t")
+
 if group_map:
+    check("toDF names in applyInPandas",
+          renamed.groupBy("n").applyInPandas(lambda p: pd.DataFrame({"c": [",".join(p.columns)]}),
+                                             "c string").collect()[0].c, "n,t")
+
     def normalize(pdf: pd.DataFrame) -> pd.DataFrame:
         v = pdf["v"]
         return pd.DataFrame({"k": pdf["k"], "v": v - v.mean()})
