@@ -534,7 +534,10 @@ static int expression(cs_cp *c, const Spark__Connect__Expression *e, cs_sql_expr
         cs_sql_expr *v;
         int rc = need(c, x->value, "the value of a named argument");
         if (!rc) rc = cs_cp_expression(c, x->value, &v);
-        if (!rc) *out = cs_cp_alias(c, v, cs_sql_strdup(c->a, x->key ? x->key : ""));
+        if (!rc) {
+            *out = cs_cp_alias(c, v, cs_sql_strdup(c->a, x->key ? x->key : ""));
+            (*out)->named_argument = true;
+        }
         return rc;
     }
     case SPARK__CONNECT__EXPRESSION__EXPR_TYPE_UPDATE_FIELDS:

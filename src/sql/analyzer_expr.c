@@ -952,6 +952,15 @@ cs_sql_expr *cs_an_expr(cs_an_ctx *c, const cs_sql_expr *e, const cs_an_scope *s
     case CS_EX_UNRESOLVED_EXTRACT_VALUE:
         return resolve_extract_value(c, e, s, flags);
     case CS_EX_PYTHON_UDF: { /* its type was declared by the client */
+        for (int i = 0; i < e->n_args; i++)
+            if (e->args[i]->kind == CS_EX_ALIAS && e->args[i]->named_argument) {
+                /* the worker would take it by position: refused rather than a wrong answer */
+                cs_sql_error_set(c->err, CS_EINVAL, "UNSUPPORTED_FEATURE", "0A000",
+                                 "The feature is not supported: the named argument %s of the "
+                                 "Python UDF %s.",
+                                 e->args[i]->name, e->name ? e->name : "udf");
+                return NULL;
+            }
         cs_sql_expr *r = resolved_copy(c, e, e->n_args);
         for (int i = 0; i < e->n_args; i++)
             if (!(r->args[i] = cs_an_expr(c, e->args[i], s, flags))) return NULL;

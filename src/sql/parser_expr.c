@@ -475,6 +475,7 @@ static cs_sql_expr *function_call(cs_sqlp *p, const cs_sql_token *t, const char 
                 cs_sqlp_next(p);
                 cs_sql_expr *al = new_at(p, CS_EX_ALIAS, 1, kt);
                 al->name = key;
+                al->named_argument = true;
                 al->args[0] = cs_sqlp_expr(p);
                 cs_sqlp_list_add(p, &l, al);
             } else {

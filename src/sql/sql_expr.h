@@ -115,12 +115,14 @@ struct cs_sql_expr {
     bool nullable;
 
     /* names */
-    const char *name;   /* ALIAS, ATTR, OUTER_ATTR, UNRESOLVED_FUNC (may be qualified), LAMBDA_VAR;
-                           the parser lower-cases function names unless back-quoted. A generator's
-                           `AS (a, b)` is one ALIAS with parts = the names (name = the first). */
-    int n_parts;        /* UNRESOLVED_ATTR, STAR, LAMBDA, and an ATTR's qualifier */
-    const char **parts; /* name parts as written (back-quotes removed), or the qualifier */
-    cs_expr_id id;      /* ATTR, OUTER_ATTR, ALIAS, LAMBDA_VAR */
+    const char *name;    /* ALIAS, ATTR, OUTER_ATTR, UNRESOLVED_FUNC (may be qualified), LAMBDA_VAR;
+                            the parser lower-cases function names unless back-quoted. A generator's
+                            `AS (a, b)` is one ALIAS with parts = the names (name = the first). */
+    bool named_argument; /* an ALIAS that is a call's named argument `k => v` (Spark's
+                            NamedArgumentExpression), not a column alias */
+    int n_parts;         /* UNRESOLVED_ATTR, STAR, LAMBDA, and an ATTR's qualifier */
+    const char **parts;  /* name parts as written (back-quotes removed), or the qualifier */
+    cs_expr_id id;       /* ATTR, OUTER_ATTR, ALIAS, LAMBDA_VAR */
 
     /* functions */
     const char *fn;      /* FUNC, AGG: canonical name (sqlexec/pexpr.h's names) */

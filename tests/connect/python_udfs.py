@@ -124,6 +124,22 @@ check("registered scalar iterator UDF",
       sorted(r[0] for r in spark.sql("SELECT plus_ten_iter(id) FROM range(3)").collect()),
       [10, 11, 12])
 
+# named_arguments_never_by_position: test_udf(b=..., a=...) gives the named answer (Spark) or is
+# refused (cspark, which cannot pass names to the worker yet), never the positional one
+@udf("long")
+def a_minus_b(a, b):
+    return a - b
+
+
+for what, q in [("DataFrame", lambda: spark.range(2).select(a_minus_b(b=col("id") * 10, a=col("id")))),
+                ("SQL", lambda: spark.udf.register("a_minus_b", a_minus_b) and spark.sql(
+                    "SELECT a_minus_b(b => id * 10, a => id) FROM range(2)"))]:
+    try:
+        got = sorted(r[0] for r in q().collect())
+    except Exception as e:  # noqa: BLE001 - a refusal is the other allowed outcome
+        got = "refused" if "UNSUPPORTED_FEATURE" in str(e) else repr(e)
+    check("named arguments from " + what, got in ([-9, 0], "refused"), True)
+
 # renamed_columns_reach_python: columns renamed by toDF reach mapInPandas (and applyInPandas
 # below) under their new names
 renamed = spark.createDataFrame([(1, "a")], "i int, s string").toDF("n", "t")
