@@ -77,6 +77,7 @@ static const struct {
     {"_LEGACY_ERROR_TEMP_2047", illegal_argument_exception}, /* 'path' is not specified */
     {"INTERNAL_ERROR", spark_exception},
     {"PYTHON_EXCEPTION", python_exception},
+    {"USER_RAISED_EXCEPTION", runtime_exception}, /* raise_error, assert_true */
     {"CONNECT", spark_exception},
 };
 

@@ -109,4 +109,11 @@ check(e.getMessageParameters().get("targetType") == '"BOOLEAN"',
 e = raised(lambda: spark.sql("select cast('abc' as date)").collect())
 check(isinstance(e, DateTimeException), "cast to date: %r" % (e,))
 
+# user_raised_exception_class: raise_error and assert_true raise SparkRuntimeException
+e = raised(lambda: spark.range(3).select(F.assert_true(F.col("id") < 2, "too big")).collect())
+check(isinstance(e, SparkRuntimeException) and "[USER_RAISED_EXCEPTION] too big" in str(e),
+      "assert_true: %r" % (e,))
+e = raised(lambda: spark.range(1).select(F.raise_error(F.lit("barfoo"))).collect())
+check(isinstance(e, SparkRuntimeException) and "barfoo" in str(e), "raise_error: %r" % (e,))
+
 print("PASS parity_functions")
