@@ -331,10 +331,12 @@ static int read_data_page(cs_parquet_page_reader *r, const cs_parquet_page_heade
     return 1;
 }
 
-/* The next data page: decoded into *page, or (skip) passed over with its entry count in
- * *skipped. */
-static int next_page(cs_parquet_page_reader *r, cs_parquet_page *page, bool skip, uint32_t *skipped,
-                     cs_error *err)
+typedef enum page_mode { PAGE_READ, PAGE_SKIP, PAGE_PEEK } page_mode;
+
+/* The next data page: decoded into *page (PAGE_READ), or passed over (PAGE_SKIP) or left where
+ * it is (PAGE_PEEK) with its entry count in *skipped. */
+static int next_page(cs_parquet_page_reader *r, cs_parquet_page *page, page_mode mode,
+                     uint32_t *skipped, cs_error *err)
 {
     if (page) memset(page, 0, sizeof *page);
     for (;;) {
@@ -370,14 +372,18 @@ static int next_page(cs_parquet_page_reader *r, cs_parquet_page *page, bool skip
             continue;
         case CS_PQ_PAGE_DATA:
         case CS_PQ_PAGE_DATA_V2:
-            if (!skip) return read_data_page(r, &h, body, page_at, page, err);
+            if (mode == PAGE_READ) return read_data_page(r, &h, body, page_at, page, err);
             if (h.num_values < 0 || (int64_t)h.num_values > r->values_left)
                 return lie(r, page_at, err,
                            "the page says %d values, the column chunk has %lld left", h.num_values,
                            (long long)r->values_left);
+            *skipped = (uint32_t)h.num_values;
+            if (mode == PAGE_PEEK) {
+                r->pos = page_at;
+                return 1;
+            }
             r->values_left -= h.num_values;
             r->seen_data = true;
-            *skipped = (uint32_t)h.num_values;
             return 1;
         default:
             return lie(r, page_at, err, "unknown page type %d", h.type);
@@ -387,11 +393,17 @@ static int next_page(cs_parquet_page_reader *r, cs_parquet_page *page, bool skip
 
 int cs_parquet_page_reader_next(cs_parquet_page_reader *r, cs_parquet_page *page, cs_error *err)
 {
-    return next_page(r, page, false, NULL, err);
+    return next_page(r, page, PAGE_READ, NULL, err);
 }
 
 int cs_parquet_page_reader_skip(cs_parquet_page_reader *r, uint32_t *num_values, cs_error *err)
 {
     *num_values = 0;
-    return next_page(r, NULL, true, num_values, err);
+    return next_page(r, NULL, PAGE_SKIP, num_values, err);
+}
+
+int cs_parquet_page_reader_peek(cs_parquet_page_reader *r, uint32_t *num_values, cs_error *err)
+{
+    *num_values = 0;
+    return next_page(r, NULL, PAGE_PEEK, num_values, err);
 }

@@ -75,6 +75,10 @@ int cs_parquet_page_reader_next(cs_parquet_page_reader *r, cs_parquet_page *page
  * it is still read): 1 with *num_values its level entries, 0 at the end, <0 on error. The page
  * index's skipping (parquet_scan.c) uses it. */
 int cs_parquet_page_reader_skip(cs_parquet_page_reader *r, uint32_t *num_values, cs_error *err);
+/* The level entries of the next data page without passing over it (dictionary and index pages
+ * before it are read as by _next): 1 with *num_values, 0 at the end, <0 on error. A scan that
+ * knows a flat column's page holds only rows it does not want skips it after this. */
+int cs_parquet_page_reader_peek(cs_parquet_page_reader *r, uint32_t *num_values, cs_error *err);
 void cs_parquet_page_reader_free(cs_parquet_page_reader *r);
 
 #endif /* CSPARK_FORMATS_PARQUET_PARQUET_PAGES_H */

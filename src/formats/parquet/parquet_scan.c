@@ -33,6 +33,7 @@ typedef struct pq_leaf {
     const cs_pq_node *node;
     const cs_col_type *type; /* as read: the node's, or string for binary (Spark's schema) */
     bool keep_dict;          /* a top-level string/binary column may stay dictionary-encoded */
+    bool early;              /* read first, for the request's late filter */
     /* the current chunk */
     uint8_t *chunk;
     size_t chunk_len;
@@ -86,6 +87,8 @@ struct cs_pq_scan {
     int64_t rg_row;  /* the next row of the current row group */
     int64_t *ranges; /* its rows to read: [ranges[2i], ranges[2i+1]), rising */
     int n_ranges, range_i, ranges_cap;
+    const cs_scan_late_filter *late; /* NULL: every column read for every batch */
+    cs_col_type *early_schema;       /* the late filter's columns */
     cs_pq_scan_stats stats;
 };
 
@@ -228,7 +231,11 @@ static int leaf_open_chunk(cs_pq_scan *s, pq_leaf *l, uint32_t rg, cs_error *err
     snprintf(where, sizeof where, "%s: column %s, row group %u", s->file->name, l->col->path, rg);
     cs_parquet_page_reader_init(&l->pr, where, l->col, cm->codec, l->chunk, l->chunk_len,
                                 cm->num_values, cm->total_uncompressed_size);
-    l->pr.keep_dictionary = l->keep_dict;
+    /* fixed-width values stay indices until a batch stages them: rows a late filter passes
+     * over are never gathered from the dictionary */
+    int t = l->col->type;
+    l->pr.keep_dictionary = l->keep_dict || t == CS_PQ_INT32 || t == CS_PQ_INT64 ||
+                            t == CS_PQ_INT96 || t == CS_PQ_FLOAT || t == CS_PQ_DOUBLE;
     l->open = true;
     return CS_OK;
 }
@@ -261,8 +268,17 @@ static void stage_from_dict(pq_leaf *l, const cs_parquet_values *dict, const uin
     if (dict->type != CS_PQ_BYTE_ARRAY) {
         size_t w = leaf_width(l);
         grow((void **)&l->fixed, &l->fixed_cap, (l->nvals + n) * w + 8, 1);
-        for (uint32_t i = 0; i < n; i++)
-            memcpy(l->fixed + (l->nvals + i) * w, dict->fixed + (size_t)idx[i] * w, w);
+        uint8_t *dst = l->fixed + l->nvals * w;
+        if (w == 4) {
+            for (uint32_t i = 0; i < n; i++)
+                memcpy(dst + 4 * (size_t)i, dict->fixed + 4 * (size_t)idx[i], 4);
+        } else if (w == 8) {
+            for (uint32_t i = 0; i < n; i++)
+                memcpy(dst + 8 * (size_t)i, dict->fixed + 8 * (size_t)idx[i], 8);
+        } else {
+            for (uint32_t i = 0; i < n; i++)
+                memcpy(dst + (size_t)i * w, dict->fixed + (size_t)idx[i] * w, w);
+        }
         l->nvals += n;
         return;
     }
@@ -376,6 +392,7 @@ static int leaf_gather(cs_pq_scan *s, pq_leaf *l, int64_t rows, cs_error *err)
         l->pos = e;
         if (max_rep == 0 && got == rows) break;
     }
+    if (l->dict_mode && !l->keep_dict) leave_dict_mode(l); /* fixed-width values gathered */
     (void)s;
     return CS_OK;
 }
@@ -710,6 +727,7 @@ void cs_pq_scan_free(cs_pq_scan *s)
     plan_free(&s->root);
     free(s->row_groups);
     free(s->ranges);
+    if (s->early_schema) cs_col_type_unref(s->early_schema);
     if (s->file) cs_pq_schema_free(&s->schema);
     cs_parquet_file_free(s->file);
     free(s);
@@ -718,6 +736,46 @@ void cs_pq_scan_free(cs_pq_scan *s)
 const cs_pq_scan_stats *cs_pq_scan_stats_of(const cs_pq_scan *s)
 {
     return &s->stats;
+}
+
+/* Sets up the request's late filter when its columns are top-level leaves of the file and
+ * some other column is read (else there is nothing to pass over). */
+static void plan_late_filter(cs_pq_scan *s)
+{
+    const cs_scan_late_filter *lf = s->req->late;
+    if (!lf || lf->n_columns <= 0 || !lf->test || lf->n_columns >= s->root.n_children) return;
+    cs_col_field *fields = cs_xcalloc((size_t)lf->n_columns, sizeof *fields);
+    for (int i = 0; i < lf->n_columns; i++) {
+        int c = lf->columns[i];
+        if (c < 0 || c >= s->root.n_children || (i > 0 && c <= lf->columns[i - 1])) goto out;
+        const pq_plan *p = &s->root.children[c];
+        if (!p->node || p->node->kind != CS_PQ_NODE_LEAF) goto out;
+        fields[i] = s->req->read_schema->fields[c];
+    }
+    for (int i = 0; i < lf->n_columns; i++) {
+        s->leaves[s->root.children[lf->columns[i]].level_leaf].early = true;
+        cs_col_type_ref(fields[i].type);
+    }
+    s->early_schema = cs_col_type_struct(fields, lf->n_columns);
+    s->late = lf;
+out:
+    free(fields);
+}
+
+/* Whether the late filter's bound rules row group g out by its statistics. */
+static bool bound_rules_out(cs_pq_scan *s, uint32_t g)
+{
+    cs_scan_filter f;
+    bool nulls_pass = false;
+    if (!s->late || !s->late->bound || !s->late->bound(s->late->arg, &f, &nulls_pass)) return false;
+    const cs_pq_node *node = cs_pq_node_field(&s->schema.root, f.column);
+    if (!node || node->kind != CS_PQ_NODE_LEAF || node->leaf < 0) return false;
+    if (nulls_pass) {
+        const cs_parquet_column_meta *cm = &s->file->meta.row_groups[g].columns[node->leaf].meta;
+        if (!cm->has_statistics || !cm->statistics.has_null_count || cm->statistics.null_count != 0)
+            return false;
+    }
+    return !cs_pq_row_group_may_match(&s->schema, g, &f, 1);
 }
 
 /* The row groups whose midpoint lies in the split (Spark's rule), less those the filters rule
@@ -773,6 +831,7 @@ int cs_pq_scan_open(const cs_file_split *split, const cs_scan_request *req, cs_p
         return rc;
     }
     select_row_groups(s, split);
+    plan_late_filter(s);
     *out = s;
     return CS_OK;
 }
@@ -807,6 +866,20 @@ static int leaf_skip(cs_pq_scan *s, pq_leaf *l, int64_t row, int64_t k, cs_error
                 row += rows;
                 k -= rows;
                 continue;
+            }
+            if (!repeated && l->pi.num_pages == 0 && k > 0) {
+                /* a flat column's page holds one entry per row: its header says how many */
+                uint32_t nv;
+                if ((rc = cs_parquet_page_reader_peek(&l->pr, &nv, err)) < 0) return rc;
+                if (rc == 1 && nv > 0 && nv <= k) {
+                    if ((rc = cs_parquet_page_reader_skip(&l->pr, &nv, err)) < 0) return rc;
+                    l->have_page = false;
+                    l->next_page++;
+                    s->stats.pages_skipped++;
+                    row += nv;
+                    k -= nv;
+                    continue;
+                }
             }
             if ((rc = cs_parquet_page_reader_next(&l->pr, &l->page, err)) < 0) return rc;
             if (rc == 0) {
@@ -928,48 +1001,115 @@ static int open_row_group(cs_pq_scan *s, uint32_t g, cs_error *err)
     return CS_OK;
 }
 
+/* Gathers the next n rows of the leaves whose `early` flag is `early`. */
+static int gather_leaves(cs_pq_scan *s, bool early, int64_t n, cs_error *err)
+{
+    for (int k = 0; k < s->n_leaves; k++)
+        if (s->leaves[k].early == early && leaf_gather(s, &s->leaves[k], n, err)) return -1;
+    return CS_OK;
+}
+
+/* Assembles the top-level columns k with cols[k] still NULL (the early ones are already). */
+static int assemble_rest(cs_pq_scan *s, cs_column **cols, int64_t n, cs_error *err)
+{
+    for (int k = 0; k < s->root.n_children; k++)
+        if (!cols[k] && !(cols[k] = assemble_child(s, &s->root, k, NULL, n, err))) return -1;
+    return CS_OK;
+}
+
+/* The late filter over the early columns of the next n rows (assembled into cols): *any false
+ * when none of them is wanted. */
+static int test_early(cs_pq_scan *s, cs_column **cols, int64_t n, bool *any, cs_error *err)
+{
+    const cs_scan_late_filter *lf = s->late;
+    if (gather_leaves(s, true, n, err)) return -1;
+    cs_column **early = cs_xcalloc((size_t)lf->n_columns, sizeof *early);
+    for (int i = 0; i < lf->n_columns; i++) {
+        int k = lf->columns[i];
+        if (!(cols[k] = assemble_child(s, &s->root, k, NULL, n, err))) {
+            for (int j = 0; j < i; j++)
+                cs_column_unref(early[j]);
+            free(early);
+            return -1;
+        }
+        early[i] = cs_column_ref(cols[k]);
+    }
+    cs_col_batch *b =
+        cs_col_batch_new(cs_col_type_ref(s->early_schema), early, lf->n_columns, n, err);
+    free(early);
+    if (!b) return -1;
+    int rc = lf->test(lf->arg, b, any, err);
+    cs_col_batch_unref(b);
+    return rc < 0 ? -1 : CS_OK;
+}
+
 int cs_pq_scan_next(cs_pq_scan *s, cs_col_batch **out, cs_error *err)
 {
     *out = NULL;
-    while (!s->rg_open || s->range_i == s->n_ranges) {
-        if (s->rg_open)
-            for (int k = 0; k < s->n_leaves; k++)
-                leaf_close_chunk(&s->leaves[k]);
-        s->rg_open = false;
-        if (s->next_rg >= s->n_row_groups) return 0;
-        uint32_t g = s->row_groups[s->next_rg++];
-        plan_row_group(s, g);
-        if (s->n_ranges == 0) { /* every page of a filter column ruled out */
-            s->stats.row_groups_pruned++;
-            continue;
-        }
-        if (open_row_group(s, g, err)) return -1;
-    }
-    int64_t start = s->ranges[2 * s->range_i], end = s->ranges[2 * s->range_i + 1];
-    if (s->rg_row < start) {
-        for (int k = 0; k < s->n_leaves; k++)
-            if (leaf_skip(s, &s->leaves[k], s->rg_row, start - s->rg_row, err)) return -1;
-        s->rg_row = start;
-    }
-    int64_t n = end - s->rg_row < s->batch_rows ? end - s->rg_row : s->batch_rows;
-    for (int k = 0; k < s->n_leaves; k++)
-        if (leaf_gather(s, &s->leaves[k], n, err)) return -1;
     int nf = s->root.n_children;
     cs_column **cols = cs_xcalloc((size_t)(nf ? nf : 1), sizeof *cols);
-    for (int k = 0; k < nf; k++)
-        if (!(cols[k] = assemble_child(s, &s->root, k, NULL, n, err))) {
-            for (int j = 0; j < k; j++)
-                cs_column_unref(cols[j]);
-            free(cols);
-            return -1;
+    int rc = 0;
+    for (;;) {
+        while (!s->rg_open || s->range_i == s->n_ranges) {
+            if (s->rg_open)
+                for (int k = 0; k < s->n_leaves; k++)
+                    leaf_close_chunk(&s->leaves[k]);
+            s->rg_open = false;
+            if (s->next_rg >= s->n_row_groups) goto done; /* the end: rc 0 */
+            uint32_t g = s->row_groups[s->next_rg++];
+            if (bound_rules_out(s, g)) {
+                s->stats.row_groups_pruned++;
+                s->stats.row_groups_bound_pruned++;
+                if (s->late->counts) s->late->counts->row_groups++;
+                continue;
+            }
+            plan_row_group(s, g);
+            if (s->n_ranges == 0) { /* every page of a filter column ruled out */
+                s->stats.row_groups_pruned++;
+                continue;
+            }
+            if (open_row_group(s, g, err)) goto fail;
         }
-    cs_col_batch *b =
-        cs_col_batch_new(cs_col_type_ref((cs_col_type *)s->root.type), cols, nf, n, err);
+        int64_t start = s->ranges[2 * s->range_i], end = s->ranges[2 * s->range_i + 1];
+        if (s->rg_row < start) {
+            for (int k = 0; k < s->n_leaves; k++)
+                if (leaf_skip(s, &s->leaves[k], s->rg_row, start - s->rg_row, err)) goto fail;
+            s->rg_row = start;
+        }
+        int64_t n = end - s->rg_row < s->batch_rows ? end - s->rg_row : s->batch_rows;
+        bool any = true;
+        if (s->late && test_early(s, cols, n, &any, err)) goto fail;
+        if (!any) { /* no row wanted: the other columns' rows passed over undecoded */
+            for (int k = 0; k < s->n_leaves; k++)
+                if (!s->leaves[k].early && leaf_skip(s, &s->leaves[k], s->rg_row, n, err))
+                    goto fail;
+            for (int k = 0; k < nf; k++) {
+                cs_column_unref(cols[k]);
+                cols[k] = NULL;
+            }
+            s->stats.rows_passed_over += n;
+            if (s->late->counts) s->late->counts->rows += n;
+        } else {
+            if (gather_leaves(s, false, n, err) || (!s->late && gather_leaves(s, true, n, err)) ||
+                assemble_rest(s, cols, n, err))
+                goto fail;
+            *out = cs_col_batch_new(cs_col_type_ref((cs_col_type *)s->root.type), cols, nf, n, err);
+            memset(cols, 0, sizeof *cols * (size_t)nf); /* taken over, also on failure */
+            if (!*out) goto fail;
+            s->stats.rows_read += n;
+        }
+        s->rg_row += n;
+        if (s->rg_row == end) s->range_i++;
+        if (*out) {
+            rc = 1;
+            goto done;
+        }
+    }
+fail:
+    rc = -1;
+done:
+    for (int k = 0; k < nf; k++)
+        cs_column_unref(cols[k]);
     free(cols);
-    if (!b) return -1;
-    s->rg_row += n;
-    if (s->rg_row == end) s->range_i++;
-    s->stats.rows_read += n;
-    *out = b;
-    return 1;
+    return rc;
 }
