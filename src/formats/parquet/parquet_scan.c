@@ -88,7 +88,8 @@ struct cs_pq_scan {
     int64_t *ranges; /* its rows to read: [ranges[2i], ranges[2i+1]), rising */
     int n_ranges, range_i, ranges_cap;
     const cs_scan_late_filter *late; /* NULL: every column read for every batch */
-    cs_col_type *early_schema;       /* the late filter's columns */
+    int64_t late_behind;       /* rows the other leaves are behind rg_row (passed over lazily) */
+    cs_col_type *early_schema; /* the late filter's columns */
     cs_pq_scan_stats stats;
 };
 
@@ -236,6 +237,7 @@ static int leaf_open_chunk(cs_pq_scan *s, pq_leaf *l, uint32_t rg, cs_error *err
     int t = l->col->type;
     l->pr.keep_dictionary = l->keep_dict || t == CS_PQ_INT32 || t == CS_PQ_INT64 ||
                             t == CS_PQ_INT96 || t == CS_PQ_FLOAT || t == CS_PQ_DOUBLE;
+    l->pr.lazy_indices = true; /* indices of rows passed over are never unpacked */
     l->open = true;
     return CS_OK;
 }
@@ -303,17 +305,21 @@ static void leave_dict_mode(pq_leaf *l)
     l->idx_cap = cap;
 }
 
-static void stage_values(pq_leaf *l, uint32_t n)
+static int stage_values(pq_leaf *l, uint32_t n, cs_error *err)
 {
     const cs_parquet_page *pg = &l->page;
-    if (pg->dict_indices) {
+    if (pg->dict_indices || pg->dict_lazy) {
+        const uint32_t *ix = pg->dict_indices
+                                 ? pg->dict_indices + l->vpos
+                                 : cs_parquet_page_reader_indices(&l->pr, l->vpos, n, err);
+        if (!ix) return -1;
         if (l->nvals == 0) l->dict_mode = true;
         if (l->dict_mode) {
             grow((void **)&l->idx, &l->idx_cap, l->nvals + n, sizeof *l->idx);
-            memcpy(l->idx + l->nvals, pg->dict_indices + l->vpos, (size_t)n * sizeof *l->idx);
+            memcpy(l->idx + l->nvals, ix, (size_t)n * sizeof *l->idx);
             l->nvals += n;
         } else {
-            stage_from_dict(l, pg->dictionary, pg->dict_indices + l->vpos, n);
+            stage_from_dict(l, pg->dictionary, ix, n);
         }
     } else {
         if (l->dict_mode) leave_dict_mode(l);
@@ -327,6 +333,7 @@ static void stage_values(pq_leaf *l, uint32_t n)
         }
     }
     l->vpos += n;
+    return CS_OK;
 }
 
 /* Stages the entries of the next `rows` rows of the leaf's chunk. */
@@ -388,7 +395,7 @@ static int leaf_gather(cs_pq_scan *s, pq_leaf *l, int64_t rows, cs_error *err)
         if (max_rep > 0) grow((void **)&l->rep, &l->rep_cap, l->n + (e - a), sizeof *l->rep);
         if (max_rep > 0) memcpy(l->rep + l->n, pg->rep_levels + a, (e - a) * sizeof *l->rep);
         l->n += e - a;
-        if (cnt) stage_values(l, cnt);
+        if (cnt && stage_values(l, cnt, err)) return -1;
         l->pos = e;
         if (max_rep == 0 && got == rows) break;
     }
@@ -1043,6 +1050,17 @@ static int test_early(cs_pq_scan *s, cs_column **cols, int64_t n, bool *any, cs_
     return rc < 0 ? -1 : CS_OK;
 }
 
+/* Brings the leaves read after the late filter up to rg_row: the rows of the batches it let go
+ * are passed over in one go, so that whole pages inside them are skipped undecoded. */
+static int catch_up(cs_pq_scan *s, cs_error *err)
+{
+    int64_t k = s->late_behind;
+    s->late_behind = 0;
+    for (int i = 0; i < s->n_leaves && k > 0; i++)
+        if (!s->leaves[i].early && leaf_skip(s, &s->leaves[i], s->rg_row - k, k, err)) return -1;
+    return CS_OK;
+}
+
 int cs_pq_scan_next(cs_pq_scan *s, cs_col_batch **out, cs_error *err)
 {
     *out = NULL;
@@ -1055,6 +1073,7 @@ int cs_pq_scan_next(cs_pq_scan *s, cs_col_batch **out, cs_error *err)
                 for (int k = 0; k < s->n_leaves; k++)
                     leaf_close_chunk(&s->leaves[k]);
             s->rg_open = false;
+            s->late_behind = 0;
             if (s->next_rg >= s->n_row_groups) goto done; /* the end: rc 0 */
             uint32_t g = s->row_groups[s->next_rg++];
             if (bound_rules_out(s, g)) {
@@ -1072,6 +1091,7 @@ int cs_pq_scan_next(cs_pq_scan *s, cs_col_batch **out, cs_error *err)
         }
         int64_t start = s->ranges[2 * s->range_i], end = s->ranges[2 * s->range_i + 1];
         if (s->rg_row < start) {
+            if (catch_up(s, err)) goto fail;
             for (int k = 0; k < s->n_leaves; k++)
                 if (leaf_skip(s, &s->leaves[k], s->rg_row, start - s->rg_row, err)) goto fail;
             s->rg_row = start;
@@ -1080,9 +1100,7 @@ int cs_pq_scan_next(cs_pq_scan *s, cs_col_batch **out, cs_error *err)
         bool any = true;
         if (s->late && test_early(s, cols, n, &any, err)) goto fail;
         if (!any) { /* no row wanted: the other columns' rows passed over undecoded */
-            for (int k = 0; k < s->n_leaves; k++)
-                if (!s->leaves[k].early && leaf_skip(s, &s->leaves[k], s->rg_row, n, err))
-                    goto fail;
+            s->late_behind += n;
             for (int k = 0; k < nf; k++) {
                 cs_column_unref(cols[k]);
                 cols[k] = NULL;
@@ -1090,7 +1108,8 @@ int cs_pq_scan_next(cs_pq_scan *s, cs_col_batch **out, cs_error *err)
             s->stats.rows_passed_over += n;
             if (s->late->counts) s->late->counts->rows += n;
         } else {
-            if (gather_leaves(s, false, n, err) || (!s->late && gather_leaves(s, true, n, err)) ||
+            /* without a late filter every leaf is a late one */
+            if (catch_up(s, err) || gather_leaves(s, false, n, err) ||
                 assemble_rest(s, cols, n, err))
                 goto fail;
             *out = cs_col_batch_new(cs_col_type_ref((cs_col_type *)s->root.type), cols, nf, n, err);
