@@ -573,19 +573,20 @@ void cs_connect_execute_call(cs_connect_service *svc, cs_grpc_call *call)
         op->attached = call;
         op->next = s->ops;
         s->ops = op;
+        connect_work *w = cs_xcalloc(1, sizeof *w);
+        w->kind = WORK_EXECUTE;
+        w->sess = s;
+        w->op = op;
+        w->request = r;
+        cs_connect_queue_locked(svc, w);
     }
+    char error_id[40] = "";
+    if (!op && s) cs_connect_session_keep_error(s, &err, error_id);
     pthread_mutex_unlock(&svc->lock);
     if (!op) {
-        cs_connect_fail_call(svc, s, call, &err);
+        cs_connect_finish_error(call, &err, error_id);
         protobuf_c_message_free_unpacked(&r->base, NULL);
-        return;
     }
-    connect_work *w = cs_xcalloc(1, sizeof *w);
-    w->kind = WORK_EXECUTE;
-    w->sess = s;
-    w->op = op;
-    w->request = r;
-    cs_connect_queue(svc, w);
 }
 
 /* Session and operation of a Reattach/Release request, under svc->lock: NULL + err. */
@@ -639,8 +640,10 @@ void cs_connect_reattach_call(cs_connect_service *svc, cs_grpc_call *call)
         op->next_send = from;
         pump(svc, op);
     }
+    char error_id[40] = "";
+    if (!op && s) cs_connect_session_keep_error(s, &err, error_id);
     pthread_mutex_unlock(&svc->lock);
-    if (!op) cs_connect_fail_call(svc, s, call, &err);
+    if (!op) cs_connect_finish_error(call, &err, error_id);
     protobuf_c_message_free_unpacked(&r->base, NULL);
 }
 
