@@ -11,6 +11,8 @@ rows kept in the session's cache), then ReleaseSession. The server's resident me
 read after a warm-up (a fifth of the sessions) and at the end: the growth over the rest must stay
 under MAX_GROWTH_KB (6 MB; a session leaked whole was ~18 KB: 1,600 of them ~29 MB; 0: only
 reported, for a sanitized server, whose RSS holds freed memory in quarantine). Then:
+  - one session's N_SESSIONS ExecutePlans that are not reattachable leave nothing behind either
+    (the same bound: Spark drops such an operation with its stream);
   - the last released session's id gets SESSION_CLOSED on ExecutePlan and Config (a tombstone);
   - ReleaseSession of it again, and of a session never seen, answer OK (Spark's: a no-op);
   - through PySpark: a session made with a given session_id, stopped, then used again with the
@@ -138,6 +140,25 @@ print("RSS after %d sessions: %d KB; after %d: %d KB; growth over the last %d: %
 if MAX_GROWTH_KB and growth > MAX_GROWTH_KB:
     fail("the server's RSS grew by %d KB over %d released sessions (limit %d KB)"
          % (growth, n_sessions - warm, MAX_GROWTH_KB))
+
+# one session, many ExecutePlans that are not reattachable (no ReattachOptions, as this raw
+# client sends them): each goes with its stream, as Spark's, never kept until the session ends
+sid = str(uuid.uuid4())
+query = pb2.Plan()
+query.root.CopyFrom(sql_relation("SELECT id FROM range(10)"))
+n_ops = n_sessions
+execute(sid, query)
+before = rss_kb()
+for i in range(n_ops):
+    if execute(sid, query) != 10:
+        fail("operation %d: not 10 rows" % i)
+growth = rss_kb() - before
+print("RSS growth over %d non-reattachable operations of one session: %d KB (%.2f KB each)"
+      % (n_ops, growth, growth / n_ops))
+if MAX_GROWTH_KB and growth > MAX_GROWTH_KB:
+    fail("the server's RSS grew by %d KB over %d operations (limit %d KB)"
+         % (growth, n_ops, MAX_GROWTH_KB))
+stub.ReleaseSession(pb2.ReleaseSessionRequest(session_id=sid, user_context=user()), timeout=60)
 
 query = pb2.Plan()
 query.root.CopyFrom(sql_relation("SELECT 1"))
