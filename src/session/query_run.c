@@ -628,12 +628,22 @@ static int64_t materialized_bytes(const qrun *q, const cs_phys_node *n)
     return total > INT64_MAX ? INT64_MAX : (int64_t)total;
 }
 
+/* Whether a shuffled hash join of type t gives the same rows building either side: inner
+ * joins, and left semi / anti joins (the left rows come out in the same reduce partition). */
+static bool builds_either_side(cs_hash_join_type t)
+{
+    return t == CS_HJ_INNER || t == CS_HJ_LEFT_SEMI || t == CS_HJ_LEFT_ANTI;
+}
+
 /* Spark's AQE join selection with runtime sizes: a shuffled hash join whose side is a
  * materialized shuffle of at most spark.sql.adaptive.autoBroadcastJoinThreshold bytes (the
  * smaller one when both are) becomes a broadcast hash join building that side, which is
  * broadcast from the shuffle's output; the other side's exchange, when its map stage has not
  * run yet, is dropped unless what is above the join needs its rows hash-partitioned (Spark's
- * EnsureRequirements would keep one there). Returns the joins switched. */
+ * EnsureRequirements would keep one there). A shuffled join that stays shuffled, both sides
+ * materialized, builds the side whose shuffle came out smaller (its hash table is what a task
+ * holds in memory): TPC-H q04's semi join then builds its few orders, not lineitem's keys.
+ * Returns the joins switched to broadcast. */
 static int switch_joins(qrun *q, cs_phys_node *n, cs_phys_node **path, int *via, int depth)
 {
     int switched = 0;
@@ -667,6 +677,15 @@ static int switch_joins(qrun *q, cs_phys_node *n, cs_phys_node **path, int *via,
                     (long long)q->execution_id, b ? "right" : "left", (long long)(b ? rb : lb),
                     dropped ? "true" : "false");
             switched++;
+        } else if (lb >= 0 && rb >= 0 && builds_either_side(n->join_type)) {
+            /* neither side broadcast: the join builds the side whose shuffle is the smaller */
+            cs_build_side side = rb <= lb ? CS_BUILD_RIGHT : CS_BUILD_LEFT;
+            if (side != n->build_side) {
+                n->build_side = side;
+                CS_INFO("sql", "execution=%lld event=shuffled_join_build build=%s bytes=%lld",
+                        (long long)q->execution_id, side == CS_BUILD_RIGHT ? "right" : "left",
+                        (long long)(side == CS_BUILD_RIGHT ? rb : lb));
+            }
         }
     }
     for (int i = 0; i < n->n_children; i++) {

@@ -489,6 +489,9 @@ static int probe_batch(join_op *j, cs_col_batch *P, cs_error *err)
     batch_keys(j, P, j->probe_keys);
     bool probe_left = j->probe_child == 0;
     bool need_pairs = emits_pairs(j->type) || j->condition || !probe_left;
+    /* a semi / anti join building the left side with no residual condition only marks the build
+     * rows its keys meet */
+    bool mark_build = !emits_pairs(j->type) && !j->condition && !probe_left;
     int64_t np = 0;
     int rc = CS_OK;
     for (int64_t i = 0; i < n && rc == CS_OK; i++) {
@@ -508,6 +511,11 @@ static int probe_batch(join_op *j, cs_col_batch *P, cs_error *err)
         if (r < 0) continue;
         if (!need_pairs) {
             j->probe_matched[i] = 1;
+            continue;
+        }
+        if (mark_build) {
+            for (; r >= 0 && !j->matched[r]; r = j->next[r])
+                j->matched[r] = 1;
             continue;
         }
         for (; r >= 0 && rc == CS_OK; r = j->next[r]) {
