@@ -340,7 +340,21 @@ static void build_index(join_op *j)
         cs_col_batch *b = j->bb[bi];
         int64_t n = b->num_rows;
         batch_keys(j, b, j->build_keys);
+        uint64_t mask = (uint64_t)j->cap - 1;
         for (int64_t i = 0; i < n; i++) {
+            /* the slot of a row 16 ahead, and the head row a row 8 ahead meets, while this one
+             * inserts (the table is far larger than the caches on a big build side) */
+            if (i + 16 < n) __builtin_prefetch(&j->slots[j->key_hash[i + 16] & mask], 1);
+            if (i + 8 < n) {
+                int32_t ahead = j->slots[j->key_hash[i + 8] & mask];
+                if (ahead >= 0) {
+                    __builtin_prefetch(&j->next[ahead], 1);
+                    if (j->words)
+                        __builtin_prefetch(&j->row_kv[(int64_t)ahead * j->words]);
+                    else
+                        __builtin_prefetch(&j->row_hash[ahead]);
+                }
+            }
             int64_t r = j->n_rows++;
             j->row_batch[r] = bi;
             j->row_idx[r] = (int32_t)i;
