@@ -628,13 +628,6 @@ static int64_t materialized_bytes(const qrun *q, const cs_phys_node *n)
     return total > INT64_MAX ? INT64_MAX : (int64_t)total;
 }
 
-/* Whether a shuffled hash join of type t gives the same rows building either side: inner
- * joins, and left semi / anti joins (the left rows come out in the same reduce partition). */
-static bool builds_either_side(cs_hash_join_type t)
-{
-    return t == CS_HJ_INNER || t == CS_HJ_LEFT_SEMI || t == CS_HJ_LEFT_ANTI;
-}
-
 /* Spark's AQE join selection with runtime sizes: a shuffled hash join whose side is a
  * materialized shuffle of at most spark.sql.adaptive.autoBroadcastJoinThreshold bytes (the
  * smaller one when both are) becomes a broadcast hash join building that side, which is
@@ -677,15 +670,10 @@ static int switch_joins(qrun *q, cs_phys_node *n, cs_phys_node **path, int *via,
                     (long long)q->execution_id, b ? "right" : "left", (long long)(b ? rb : lb),
                     dropped ? "true" : "false");
             switched++;
-        } else if (lb >= 0 && rb >= 0 && builds_either_side(n->join_type)) {
-            /* neither side broadcast: the join builds the side whose shuffle is the smaller */
-            cs_build_side side = rb <= lb ? CS_BUILD_RIGHT : CS_BUILD_LEFT;
-            if (side != n->build_side) {
-                n->build_side = side;
-                CS_INFO("sql", "execution=%lld event=shuffled_join_build build=%s bytes=%lld",
-                        (long long)q->execution_id, side == CS_BUILD_RIGHT ? "right" : "left",
-                        (long long)(side == CS_BUILD_RIGHT ? rb : lb));
-            }
+        } else if (cs_aqe_build_smaller_side(n, lb, rb)) {
+            CS_INFO("sql", "execution=%lld event=shuffled_join_build build=%s bytes=%lld",
+                    (long long)q->execution_id, n->build_side == CS_BUILD_RIGHT ? "right" : "left",
+                    (long long)(n->build_side == CS_BUILD_RIGHT ? rb : lb));
         }
     }
     for (int i = 0; i < n->n_children; i++) {

@@ -175,29 +175,6 @@ static void build_reset(join_op *j)
     j->arena.alloc = al;
 }
 
-/* Column c's n integral values as 64-bit words into kv[0], kv[w], kv[2w], ... (stride w). */
-static void key_words(const cs_column *c, int64_t n, uint64_t *kv, int w)
-{
-    const void *v = c->values;
-    switch (cs_col_type_integral_width(c->type->id)) {
-    case 1:
-        for (int64_t i = 0; i < n; i++)
-            kv[i * w] = (uint64_t)(int64_t)((const int8_t *)v)[i];
-        break;
-    case 2:
-        for (int64_t i = 0; i < n; i++)
-            kv[i * w] = (uint64_t)(int64_t)((const int16_t *)v)[i];
-        break;
-    case 4:
-        for (int64_t i = 0; i < n; i++)
-            kv[i * w] = (uint64_t)(int64_t)((const int32_t *)v)[i];
-        break;
-    default:
-        for (int64_t i = 0; i < n; i++)
-            kv[i * w] = (uint64_t)((const int64_t *)v)[i];
-    }
-}
-
 /* The keys of every row of b (keys: the side's key list) into key_null / key_hash, and kv (the
  * values, `words` per row) or kb (the encodings). */
 static void batch_keys(join_op *j, const cs_col_batch *b, const cs_sort_key *keys)
@@ -220,7 +197,7 @@ static void batch_keys(join_op *j, const cs_col_batch *b, const cs_sort_key *key
         j->kv_null = cs_xmalloc((size_t)n);
     }
     const cs_column *c0 = b->columns[keys[0].ordinal];
-    key_words(c0, n, j->kv, w);
+    cs_sql_key_words(c0, n, j->kv, w);
     if (w == 1) {
         for (int64_t i = 0; i < n; i++) {
             j->kv_null[i] = !cs_column_is_valid(c0, i);
@@ -228,7 +205,7 @@ static void batch_keys(join_op *j, const cs_col_batch *b, const cs_sort_key *key
         }
     } else {
         const cs_column *c1 = b->columns[keys[1].ordinal];
-        key_words(c1, n, j->kv + 1, w);
+        cs_sql_key_words(c1, n, j->kv + 1, w);
         for (int64_t i = 0; i < n; i++) {
             j->kv_null[i] = !cs_column_is_valid(c0, i) || !cs_column_is_valid(c1, i);
             j->kv_hash[i] = cs_hash_mix64(cs_hash_mix64(j->kv[2 * i]) + j->kv[2 * i + 1]);
