@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # shuffled_join_builds_smaller_side.sh — adaptive execution lets a shuffled hash join that stays
-# shuffled build the side whose shuffle came out smaller (src/session/query_run.c): inner, left
+# shuffled build the side whose shuffle came out smaller (src/session/adaptive_plan.c): inner, left
 # semi and left anti joins, so that TPC-H q04's EXISTS builds its quarter's orders instead of
 # the keys of every late lineitem (at scale 10 the lineitem build was 1.7 GB of the executors).
 # With broadcasts off (spark.sql.autoBroadcastJoinThreshold=-1) every join of six TPC-H queries
