@@ -113,6 +113,11 @@ void cs_app_set_interrupt_hook(cspark_context *sc, bool (*fn)(void *arg, int sig
     pthread_mutex_unlock(&sc->lock);
 }
 
+const cs_conf *cs_app_conf(const cspark_context *sc)
+{
+    return sc->conf;
+}
+
 void cs_app_cancel_all_jobs(cspark_context *sc)
 {
     scheduler *s = __atomic_load_n(&sc->sched, __ATOMIC_ACQUIRE);

@@ -29,6 +29,10 @@ int cs_app_run(const cs_conf *conf, const char *app_path, const char *entry, int
 void cs_app_set_interrupt_hook(struct cspark_context *sc, bool (*fn)(void *arg, int sig),
                                void *arg);
 
+/* The application's conf, for an entry that reads typed keys (cs_conf_entry_*): borrowed for
+ * the life of sc. Any thread. */
+const cs_conf *cs_app_conf(const struct cspark_context *sc);
+
 /* Kills every running job of sc, as Spark's SparkContext.cancelAllJobs: each fails with "Job N
  * cancelled as part of cancellation of all jobs"; the context is not failed. Any thread. */
 void cs_app_cancel_all_jobs(struct cspark_context *sc);

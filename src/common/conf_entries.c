@@ -311,6 +311,12 @@ static const cs_conf_entry entries[] = {
     SIZE_D("spark.connect.grpc.maxInboundMessageSize", CS_BYTE, 1024, 2047 * CS_MiB, "128m"),
     SIZE_D("spark.connect.grpc.arrow.maxBatchSize", CS_BYTE, 1024, 2047 * CS_MiB, "4m"),
     SECRET("spark.connect.authenticate.token", "SPARK_CONNECT_AUTHENTICATE_TOKEN"),
+    /* its sessions (connect/connect_sessions.c), as Spark 4's SparkConnectSessionManager: idle
+     * sessions closed after the timeout (-1: never), looked for every interval; the ids of the
+     * last closed ones refused as SESSION_CLOSED */
+    DUR_OR_NEVER_D("spark.connect.session.manager.defaultSessionTimeout", CS_MS, "60m"),
+    DUR_POS_D("spark.connect.session.manager.maintenanceInterval", CS_MS, "30s"),
+    INT_D("spark.connect.session.manager.closedSessionsTombstonesSize", 0, IMAX, "1000"),
     /* TLS for cspark-connect-server (connect/grpc_tls.c; Spark's server has no such keys: clients
      * connect with sc://host:port/;use_ssl=true): the PEM certificate chain and private key */
     BOOL_D("spark.cspark.connect.tls.enabled", "false"),

@@ -16,6 +16,8 @@
  * response id, or all), so that a client whose stream broke reattaches (ReattachExecute after
  * its last response id) and gets the rest; the attached stream is fed as responses come. When the
  * operation has sent everything its stream ends (OK, or the operation's error as Spark's status).
+ * An operation the client did not ask to be reattachable goes when it has ended and its stream
+ * is done (sent everything, or gone), as Spark's: nothing can reattach to it.
  *
  * Interrupt (all, by tag, by operation id) marks the operations interrupted and cancels their job
  * group; a watchdog thread cancels again every WATCH_MS while an interrupted operation runs (a
@@ -77,8 +79,9 @@ static void unlink_op(connect_session *s, connect_op *op)
         }
 }
 
-/* Feeds the attached stream what it has not sent; ends it when the operation is done. Under
- * svc->lock. */
+/* Feeds the attached stream what it has not sent; ends it when the operation is done (and, when
+ * it is not reattachable, takes it off its session: the caller must hold a reference of its own
+ * to use op afterwards). Under svc->lock. */
 static void pump(cs_connect_service *svc, connect_op *op)
 {
     while (op->attached && op->next_send < op->n) {
@@ -104,6 +107,10 @@ static void pump(cs_connect_service *svc, connect_op *op)
             cs_grpc_call_finish(c, CS_GRPC_OK, NULL, NULL, 0);
         }
     }
+    /* a non-reattachable operation goes with its stream, as Spark removes its execution when the
+     * ExecutePlan call ends: nothing can ask for its responses again */
+    if (!op->reattachable && op->finished && !op->attached && op->sess && !op->released)
+        unlink_op(op->sess, op);
 }
 
 /* Adds one response (session, operation and response ids filled here) and sends it. */
@@ -573,19 +580,20 @@ void cs_connect_execute_call(cs_connect_service *svc, cs_grpc_call *call)
         op->attached = call;
         op->next = s->ops;
         s->ops = op;
+        connect_work *w = cs_xcalloc(1, sizeof *w);
+        w->kind = WORK_EXECUTE;
+        w->sess = s;
+        w->op = op;
+        w->request = r;
+        cs_connect_queue_locked(svc, w);
     }
+    char error_id[40] = "";
+    if (!op && s) cs_connect_session_keep_error(s, &err, error_id);
     pthread_mutex_unlock(&svc->lock);
     if (!op) {
-        cs_connect_fail_call(svc, s, call, &err);
+        cs_connect_finish_error(call, &err, error_id);
         protobuf_c_message_free_unpacked(&r->base, NULL);
-        return;
     }
-    connect_work *w = cs_xcalloc(1, sizeof *w);
-    w->kind = WORK_EXECUTE;
-    w->sess = s;
-    w->op = op;
-    w->request = r;
-    cs_connect_queue(svc, w);
 }
 
 /* Session and operation of a Reattach/Release request, under svc->lock: NULL + err. */
@@ -639,8 +647,10 @@ void cs_connect_reattach_call(cs_connect_service *svc, cs_grpc_call *call)
         op->next_send = from;
         pump(svc, op);
     }
+    char error_id[40] = "";
+    if (!op && s) cs_connect_session_keep_error(s, &err, error_id);
     pthread_mutex_unlock(&svc->lock);
-    if (!op) cs_connect_fail_call(svc, s, call, &err);
+    if (!op) cs_connect_finish_error(call, &err, error_id);
     protobuf_c_message_free_unpacked(&r->base, NULL);
 }
 

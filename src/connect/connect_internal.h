@@ -17,10 +17,26 @@
  *
  * Lock order: svc->lock, then the gRPC server's own.
  *
- * Ownership: the service owns its sessions (a released one stays as a tombstone, its SQL session
- * freed, so that its id is refused afterwards as Spark's SESSION_CLOSED); a session owns its
- * operations; an operation holds one reference per holder (the session's list, its work while
- * queued or running) and is freed at the last one.
+ * Sessions, as Spark's SparkConnectSessionManager (connect_sessions.c): the live ones are found
+ * by (session_id, user_id) in a hash table. ReleaseSession, or the maintenance round for a
+ * session idle past spark.connect.session.manager.defaultSessionTimeout
+ * (connect_session_expiry.h), closes one: it leaves the table at once for a tombstone of its key
+ * (connect_tombstones.h: a later request naming it gets SESSION_CLOSED), its operations are
+ * interrupted, its artifacts freed, and a last work is queued behind its others; that work frees
+ * its SQL session (temporary views, conf) and persisted relations on its own thread, then the
+ * session itself with its operations and kept errors. Until then a closing session is still in
+ * svc->sessions (the list of every session, live or closing) so that the watchdog and the loop
+ * thread still find its operations.
+ *
+ * Lifetimes: a session is freed only by its last work, which runs once every earlier work of it
+ * has ended; a work is queued under the same hold of svc->lock that found its session live (the
+ * maintenance round closes sessions from the watchdog thread, under svc->lock, and only those
+ * with no work). A loop-thread handler therefore dereferences a session only while it holds
+ * svc->lock, and a work's thread its own work's session.
+ *
+ * Ownership: the service owns its sessions; a session owns its operations; an operation holds
+ * one reference per holder (the session's list, its work while queued or running) and is freed
+ * at the last one.
  */
 #ifndef CSPARK_CONNECT_CONNECT_INTERNAL_H
 #define CSPARK_CONNECT_CONNECT_INTERNAL_H
@@ -31,8 +47,11 @@
 #include <stdint.h>
 
 #include "common/err.h"
+#include "common/hmap.h"
 #include "common/strutil.h"
 #include "connect/connect_service.h"
+#include "connect/connect_session_expiry.h"
+#include "connect/connect_tombstones.h"
 #include "connect/grpc_server.h"
 #include "session/sql_session.h"
 
@@ -73,11 +92,13 @@ struct connect_op {
 
 struct connect_session {
     char *session_id, *user_id;
+    char *key; /* its key in svc->live and the tombstones (connect_sessions.c) */
     char server_side_id[40];
-    cs_sql_session *sql; /* its running work's only; NULL until the first use, once released */
-    bool released;       /* (L) */
+    cs_sql_session *sql; /* its running work's only; NULL until the first use, once closed */
+    bool closing;        /* (L) released or expired: out of svc->live, its last work queued */
     bool busy;           /* (L) a work of the session runs */
-    connect_op *ops;     /* (L) */
+    cs_connect_activity activity; /* (L) its last request, its works queued or running */
+    connect_op *ops;              /* (L) */
     connect_artifact *artifacts;  /* (L) what AddArtifacts uploaded (connect_artifacts.c) */
     connect_persisted *persisted; /* its works' only: persisted relations (connect_persist.c) */
     /* (L) the errors FetchErrorDetails may ask about (the last few) */
@@ -86,7 +107,7 @@ struct connect_session {
         cs_error err;
     } errors[8];
     int next_error;
-    connect_session *next;
+    connect_session *prev, *next; /* (L) in svc->sessions */
 };
 
 /* A session's work, run on a thread of its own. */
@@ -105,23 +126,39 @@ struct cs_connect_service {
     char *token; /* "Bearer <token>" expected in authorization, or NULL */
     cs_grpc_server *grpc;
     pthread_mutex_t lock;
-    pthread_cond_t work_ready; /* work queued, or a work ended */
-    connect_work *head, *tail; /* (L) */
-    int running;               /* (L) works handed to their threads and not ended */
-    connect_session *sessions; /* (L) */
-    bool stopping;             /* (L) */
-    bool stop_asked;           /* (L) cs_connect_service_stop: cs_connect_service_run ends */
+    pthread_cond_t work_ready;          /* work queued, or a work ended */
+    connect_work *head, *tail;          /* (L) */
+    int running;                        /* (L) works handed to their threads and not ended */
+    connect_session *sessions;          /* (L) every session, live or closing */
+    cs_hmap live;                       /* (L) key -> the live session (connect_session *) */
+    cs_connect_tombstones closed;       /* (L) the keys of closed sessions */
+    cs_connect_maintenance maintenance; /* the watchdog thread's */
+    bool stopping;                      /* (L) */
+    bool stop_asked; /* (L) cs_connect_service_stop: cs_connect_service_run ends */
     pthread_t watchdog;
     bool watchdog_started;
 };
 
-/* ---- connect_sessions.c (under svc->lock) ---- */
-/* The session of (session_id, user_id), made when missing (create); NULL + err holding Spark's
- * INVALID_HANDLE.* error when the id is malformed, the session was released or changed
- * (observed: the client's server-side id, or NULL). */
+/* ---- connect_sessions.c (under svc->lock, except where said) ---- */
+/* Sets up the session table (svc->opts' session settings; the loop is not started yet). */
+void cs_connect_sessions_init(cs_connect_service *svc, int64_t now_ms);
+/* The live session of (session_id, user_id), made when missing (create), its activity noted;
+ * NULL + err holding Spark's INVALID_HANDLE.* error when the id is malformed, the session was
+ * closed (a tombstone), changed (observed: the client's server-side id, or NULL) or, without
+ * create, is not there. The session is borrowed while svc->lock is held. */
 connect_session *cs_connect_session_find(cs_connect_service *svc, const char *session_id,
                                          const char *user_id, const char *observed, bool create,
                                          cs_error *err);
+/* The live session of the key, or NULL (no error, no activity noted): ReleaseSession's. */
+connect_session *cs_connect_session_lookup(cs_connect_service *svc, const char *session_id,
+                                           const char *user_id);
+/* Closes a live session (ReleaseSession, expiry): see above; why is logged. */
+void cs_connect_session_close(cs_connect_service *svc, connect_session *s, const char *why);
+/* The maintenance round at now_ms (the watchdog thread; takes svc->lock): closes the sessions
+ * idle for longer than the timeout when a round is due. */
+void cs_connect_sessions_maintain(cs_connect_service *svc, int64_t now_ms);
+/* A work of s ended (under svc->lock): frees s when it was its closing work. */
+void cs_connect_session_work_ended(cs_connect_service *svc, connect_session *s, bool closing_work);
 /* Remembers err for FetchErrorDetails: its id is written into id[40]. */
 void cs_connect_session_keep_error(connect_session *s, const cs_error *err, char id[40]);
 const cs_error *cs_connect_session_error(connect_session *s, const char *id);
@@ -129,16 +166,27 @@ const cs_error *cs_connect_session_error(connect_session *s, const char *id);
 void cs_connect_uuid(char out[40]);
 /* The session's SQL session, made on first use (its work's thread). NULL + err on failure. */
 cs_sql_session *cs_connect_session_sql(cs_connect_service *svc, connect_session *s, cs_error *err);
+/* The closing work's part outside svc->lock (its thread): frees the SQL session and the
+ * persisted relations. */
+void cs_connect_session_drop_state(connect_session *s);
+/* Frees every session and the tables (the service stops; no work runs). */
 void cs_connect_sessions_free(cs_connect_service *svc);
 
 /* ---- connect_service.c ---- */
 /* Answers the call with err as Spark's server does (status INTERNAL + ErrorInfo), remembering
- * it in sess (may be NULL) for FetchErrorDetails. Any thread. */
+ * it in sess for FetchErrorDetails. sess: NULL, or the session of the calling work (a
+ * loop-thread handler keeps the error itself under svc->lock, then calls
+ * cs_connect_finish_error). Any thread. */
 void cs_connect_fail_call(cs_connect_service *svc, connect_session *sess, cs_grpc_call *call,
                           const cs_error *err);
+/* Answers the call with err, whose id FetchErrorDetails knows it by (error_id: "" or NULL when it
+ * was not kept). Any thread. */
+void cs_connect_finish_error(cs_grpc_call *call, const cs_error *err, const char *error_id);
 /* Sends one serialized message then finishes the call OK. */
 void cs_connect_reply(cs_grpc_call *call, const ProtobufCMessage *msg);
-void cs_connect_queue(cs_connect_service *svc, connect_work *w);
+/* Queues w under svc->lock, in the same hold that found its session live (or w is its closing
+ * work), noting the work in its session's activity. */
+void cs_connect_queue_locked(cs_connect_service *svc, connect_work *w);
 /* cs_sql_session_run_statement: every statement of every session goes through here; sessions'
  * statements run at once, each session's one at a time (its works are serialized). */
 int cs_connect_run_statement(cs_connect_service *svc, cs_sql_session *sql, cs_sql_arena *a,

@@ -5,6 +5,9 @@
  * runs each work on a thread of its own once its session has no other work running
  * (connect_internal.h says which parts run concurrently).
  *
+ * The watchdog thread (every WATCH_MS) re-cancels interrupted operations and, when due, runs the
+ * session manager's maintenance round (connect_sessions.c: idle sessions closed).
+ *
  * Every call first passes authentication: with spark.connect.authenticate.token set, a call whose
  * `authorization` header is not "Bearer <token>" gets UNAUTHENTICATED, as Spark 4's
  * PreSharedKeyAuthenticationInterceptor answers. A request that does not parse as its method's
@@ -19,6 +22,7 @@
 #include <string.h>
 
 #include "common/clock.h"
+#include "common/conf_entries.h"
 #include "common/log.h"
 #include "common/shutdown.h"
 #include "common/strutil.h"
@@ -32,18 +36,18 @@
 #define DETACHED_GRACE_MS 2000 /* a stream gone this long without a reattach: the client died */
 
 static void *watchdog_main(void *arg);
+static void drop_queued(cs_connect_service *svc);
 
-void cs_connect_queue(cs_connect_service *svc, connect_work *w)
+void cs_connect_queue_locked(cs_connect_service *svc, connect_work *w)
 {
-    pthread_mutex_lock(&svc->lock);
     w->next = NULL;
     if (svc->tail)
         svc->tail->next = w;
     else
         svc->head = w;
     svc->tail = w;
+    cs_connect_activity_work_queued(&w->sess->activity, cs_mono_ms());
     pthread_cond_broadcast(&svc->work_ready);
-    pthread_mutex_unlock(&svc->lock);
 }
 
 void cs_connect_reply(cs_grpc_call *call, const ProtobufCMessage *msg)
@@ -65,6 +69,12 @@ void cs_connect_fail_call(cs_connect_service *svc, connect_session *sess, cs_grp
         cs_connect_session_keep_error(sess, err, id);
         pthread_mutex_unlock(&svc->lock);
     }
+    cs_connect_finish_error(call, err, id);
+}
+
+void cs_connect_finish_error(cs_grpc_call *call, const cs_error *err, const char *error_id)
+{
+    const char *id = error_id ? error_id : "";
     size_t len;
     uint8_t *details = cs_connect_error_status(err, id, &len);
     cs_error view;
@@ -105,18 +115,19 @@ static void queue_session_work(cs_connect_service *svc, cs_grpc_call *call, work
     pthread_mutex_lock(&svc->lock);
     connect_session *s =
         cs_connect_session_find(svc, session_id, user_of(user), observed, true, &err);
+    if (s) {
+        connect_work *w = cs_xcalloc(1, sizeof *w);
+        w->kind = kind;
+        w->call = call;
+        w->sess = s;
+        w->request = req;
+        cs_connect_queue_locked(svc, w);
+    }
     pthread_mutex_unlock(&svc->lock);
     if (!s) {
         cs_connect_fail_call(svc, NULL, call, &err);
         protobuf_c_message_free_unpacked(req, NULL);
-        return;
     }
-    connect_work *w = cs_xcalloc(1, sizeof *w);
-    w->kind = kind;
-    w->call = call;
-    w->sess = s;
-    w->request = req;
-    cs_connect_queue(svc, w);
 }
 
 static void analyze_call(cs_connect_service *svc, cs_grpc_call *call)
@@ -144,34 +155,23 @@ static void config_call(cs_connect_service *svc, cs_grpc_call *call)
             : NULL);
 }
 
+/* ReleaseSession, as Spark's SparkConnectReleaseSessionHandler: a live session is closed (its
+ * server-side id answered); one unknown or closed already is no error. */
 static void release_session_call(cs_connect_service *svc, cs_grpc_call *call)
 {
     Spark__Connect__ReleaseSessionRequest *r =
         unpack(call, &spark__connect__release_session_request__descriptor);
     if (!r) return;
-    cs_error err;
-    cs_error_clear(&err);
     Spark__Connect__ReleaseSessionResponse resp = SPARK__CONNECT__RELEASE_SESSION_RESPONSE__INIT;
     resp.session_id = r->session_id;
-    pthread_mutex_lock(&svc->lock);
-    connect_session *s =
-        cs_connect_session_find(svc, r->session_id, user_of(r->user_context), NULL, false, &err);
     char server_side[40] = "";
+    pthread_mutex_lock(&svc->lock);
+    connect_session *s = cs_connect_session_lookup(svc, r->session_id, user_of(r->user_context));
     if (s) {
         snprintf(server_side, sizeof server_side, "%s", s->server_side_id);
-        s->released = true;
-        for (connect_op *op = s->ops; op; op = op->next)
-            op->interrupted = true;
-        cs_connect_artifacts_free(s);
+        cs_connect_session_close(svc, s, "released");
     }
     pthread_mutex_unlock(&svc->lock);
-    if (s) {
-        /* the SQL session goes as the session's last work, after those queued before */
-        connect_work *w = cs_xcalloc(1, sizeof *w);
-        w->kind = WORK_DROP_SESSION;
-        w->sess = s;
-        cs_connect_queue(svc, w);
-    }
     resp.server_side_session_id = server_side;
     cs_connect_reply(call, &resp.base);
     protobuf_c_message_free_unpacked(&r->base, NULL);
@@ -267,10 +267,21 @@ static void on_cancel(void *arg, cs_grpc_call *call)
 
 cs_connect_service *cs_connect_service_start(const cs_connect_service_opts *opts, cs_error *err)
 {
+    cs_connect_service_opts o = *opts;
+    int64_t kept = 0;
+    if (cs_conf_entry_duration_ms(opts->conf, "spark.connect.session.manager.defaultSessionTimeout",
+                                  &o.session_timeout_ms, err) != CS_OK ||
+        cs_conf_entry_duration_ms(opts->conf, "spark.connect.session.manager.maintenanceInterval",
+                                  &o.maintenance_interval_ms, err) != CS_OK ||
+        cs_conf_entry_int(opts->conf, "spark.connect.session.manager.closedSessionsTombstonesSize",
+                          &kept, err) != CS_OK)
+        return NULL;
+    o.closed_sessions_kept = (size_t)kept;
     cs_connect_service *svc = cs_xcalloc(1, sizeof *svc);
-    svc->opts = *opts;
+    svc->opts = o;
     svc->opts.address = NULL;
     svc->opts.token = NULL;
+    svc->opts.conf = NULL;
     if (!svc->opts.max_batch) svc->opts.max_batch = (size_t)4 << 20; /* Spark's default */
     if (opts->token && *opts->token) {
         char *t = NULL;
@@ -279,6 +290,7 @@ cs_connect_service *cs_connect_service_start(const cs_connect_service_opts *opts
     }
     pthread_mutex_init(&svc->lock, NULL);
     cs_cond_init_monotonic(&svc->work_ready);
+    cs_connect_sessions_init(svc, cs_mono_ms());
     cs_grpc_server_opts g = {.host = opts->address,
                              .port = opts->port,
                              .max_message = opts->max_message,
@@ -310,7 +322,9 @@ static void *watchdog_main(void *arg)
         cs_cond_wait_ms(&svc->work_ready, &svc->lock, WATCH_MS);
         if (svc->stopping) break;
         pthread_mutex_unlock(&svc->lock);
-        cs_connect_watchdog_round(svc, cs_mono_ms(), DETACHED_GRACE_MS);
+        int64_t now = cs_mono_ms();
+        cs_connect_watchdog_round(svc, now, DETACHED_GRACE_MS);
+        cs_connect_sessions_maintain(svc, now);
         pthread_mutex_lock(&svc->lock);
     }
     pthread_mutex_unlock(&svc->lock);
@@ -337,10 +351,8 @@ static void run_one(cs_connect_service *svc, connect_work *w)
     case WORK_CONFIG:
         cs_connect_config_run(svc, w);
         break;
-    case WORK_DROP_SESSION:
-        cs_sql_session_free(w->sess->sql);
-        w->sess->sql = NULL;
-        cs_connect_persisted_free(w->sess);
+    case WORK_DROP_SESSION: /* the session itself goes in work_main, under svc->lock */
+        cs_connect_session_drop_state(w->sess);
         break;
     }
     if (w->request) protobuf_c_message_free_unpacked(w->request, NULL);
@@ -357,16 +369,19 @@ typedef struct work_thread {
     connect_work *w;
 } work_thread;
 
-/* A work's thread: runs it, then frees its session for the next one. */
+/* A work's thread: runs it, then frees its session for the next one (or frees the session,
+ * after its closing work). */
 static void *work_main(void *arg)
 {
     work_thread *t = arg;
     cs_connect_service *svc = t->svc;
     connect_session *sess = t->w->sess;
+    bool closing_work = t->w->kind == WORK_DROP_SESSION;
     run_one(svc, t->w);
     free(t);
     pthread_mutex_lock(&svc->lock);
     sess->busy = false;
+    cs_connect_session_work_ended(svc, sess, closing_work);
     svc->running--;
     pthread_cond_broadcast(&svc->work_ready);
     pthread_mutex_unlock(&svc->lock);
@@ -442,7 +457,13 @@ void cs_connect_service_run(cs_connect_service *svc)
     stop_running(svc);
     cs_grpc_server_stop(svc->grpc);
     svc->grpc = NULL;
-    /* what was still queued: its clients are gone with the connections */
+    drop_queued(svc);
+}
+
+/* Drops what is still queued once no work runs: its clients are gone with the connections (a
+ * closing session's state goes with every session in cs_connect_service_free). */
+static void drop_queued(cs_connect_service *svc)
+{
     pthread_mutex_lock(&svc->lock);
     connect_work *w = svc->head;
     svc->head = svc->tail = NULL;
@@ -451,11 +472,6 @@ void cs_connect_service_run(cs_connect_service *svc)
         connect_work *next = w->next;
         if (w->call)
             cs_grpc_call_finish(w->call, CS_GRPC_UNAVAILABLE, "the server is stopping", NULL, 0);
-        if (w->kind == WORK_DROP_SESSION) {
-            cs_sql_session_free(w->sess->sql);
-            w->sess->sql = NULL;
-            cs_connect_persisted_free(w->sess);
-        }
         if (w->request) protobuf_c_message_free_unpacked(w->request, NULL);
         if (w->op) {
             pthread_mutex_lock(&svc->lock);
@@ -484,6 +500,7 @@ void cs_connect_service_free(cs_connect_service *svc)
     pthread_mutex_unlock(&svc->lock);
     if (svc->watchdog_started) pthread_join(svc->watchdog, NULL);
     cs_grpc_server_stop(svc->grpc);
+    drop_queued(svc); /* the closing works the watchdog queued after the dispatcher ended */
     cs_connect_sessions_free(svc);
     pthread_cond_destroy(&svc->work_ready);
     pthread_mutex_destroy(&svc->lock);

@@ -20,6 +20,7 @@
 
 #include <stddef.h>
 
+#include "common/conf.h"
 #include "common/err.h"
 #include "cspark.h"
 
@@ -35,9 +36,18 @@ typedef struct cs_connect_service_opts {
     /* spark.cspark.connect.tls.certFile / keyFile when spark.cspark.connect.tls.enabled (PEM
      * files, grpc_tls.h), else NULL: plaintext */
     const char *tls_cert_file, *tls_key_file;
+    /* the application's conf (borrowed during cs_connect_service_start; NULL: Spark's defaults),
+     * for the session manager's keys: spark.connect.session.manager.defaultSessionTimeout,
+     * .maintenanceInterval and .closedSessionsTombstonesSize (connect_sessions.c) */
+    const cs_conf *conf;
+    /* read from conf by cs_connect_service_start */
+    int64_t session_timeout_ms;      /* -1: never */
+    int64_t maintenance_interval_ms; /* > 0 */
+    size_t closed_sessions_kept;
 } cs_connect_service_opts;
 
-/* Listens (the port is bound when this returns). NULL + err naming the address on failure. */
+/* Listens (the port is bound when this returns). NULL + err naming the address, or the session
+ * manager's key whose value is not valid, on failure. */
 cs_connect_service *cs_connect_service_start(const cs_connect_service_opts *opts, cs_error *err);
 int cs_connect_service_port(const cs_connect_service *svc);
 /* Dispatches the queued work to threads until a stop is requested; then interrupts the running

@@ -86,6 +86,29 @@ typedef struct cs_file_split {
     uint64_t file_size;
 } cs_file_split;
 
+/* Late materialization (optional; a format that ignores it returns every row as usual). The
+ * scan reads columns[0..n_columns) (top-level read_schema ordinals, rising) of each batch first
+ * and asks `test` about a batch of just those columns; when *any comes back false no row of
+ * those is wanted, so the scan passes over the batch's other columns without decoding them and
+ * returns nothing for its rows. When some row may be wanted the whole batch is returned (the
+ * operators above still apply their conditions). `bound`, when set, gives a conjunct every
+ * wanted row satisfies now (a top-N's worst kept key) for passing over whole row groups by their
+ * statistics: false when there is none yet; *nulls_pass says rows whose column is null are
+ * wanted too. f's values are borrowed until the next call of test or bound. */
+typedef struct cs_scan_late_counts {
+    int64_t row_groups; /* passed over by the bound */
+    int64_t rows;       /* of row groups read, rows the test let go (only its columns decoded) */
+} cs_scan_late_counts;
+
+typedef struct cs_scan_late_filter {
+    cs_scan_late_counts *counts; /* the format adds what it passed over (may be NULL) */
+    const int *columns;
+    int n_columns;
+    int (*test)(void *arg, cs_col_batch *early, bool *any, cs_error *err);
+    bool (*bound)(void *arg, cs_scan_filter *f, bool *nulls_pass);
+    void *arg;
+} cs_scan_late_filter;
+
 typedef struct cs_scan_request {
     const cs_col_type *data_schema; /* the file's columns as the data source knows them */
     const cs_col_type *read_schema; /* the columns to return: fields of data_schema, by name */
@@ -94,6 +117,7 @@ typedef struct cs_scan_request {
     int64_t batch_rows; /* rows per batch at most (Spark's 4096 when 0) */
     cs_col_allocator *alloc;
     const cs_format_options *options;
+    const cs_scan_late_filter *late; /* may be NULL */
 } cs_scan_request;
 
 typedef struct cs_file_format {

@@ -36,6 +36,9 @@ static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
 static shipped *reg;
 static size_t reg_n;
 static char *reg_lists; /* the lists fetched, to make a second fetch a no-op */
+static char *reg_root;  /* the directory they were fetched into */
+static char **reg_py;   /* the Python path entries of spark.submit.pyFiles among them */
+static size_t reg_py_n;
 
 const char *cs_files_lookup(const char *name)
 {
@@ -59,7 +62,61 @@ void cs_files_clear(void)
     reg_n = 0;
     free(reg_lists);
     reg_lists = NULL;
+    free(reg_root);
+    reg_root = NULL;
+    for (size_t i = 0; i < reg_py_n; i++)
+        free(reg_py[i]);
+    free(reg_py);
+    reg_py = NULL;
+    reg_py_n = 0;
     pthread_mutex_unlock(&reg_lock);
+}
+
+char *cs_files_root(void)
+{
+    pthread_mutex_lock(&reg_lock);
+    char *r = cs_xstrdup(reg_root);
+    pthread_mutex_unlock(&reg_lock);
+    return r;
+}
+
+size_t cs_files_python_includes(char ***out)
+{
+    pthread_mutex_lock(&reg_lock);
+    size_t n = reg_py_n;
+    *out = cs_xcalloc(n + 1, sizeof **out);
+    for (size_t i = 0; i < n; i++)
+        (*out)[i] = cs_xstrdup(reg_py[i]);
+    pthread_mutex_unlock(&reg_lock);
+    return n;
+}
+
+/* One spark.submit.pyFiles entry shipped here: a .py file's directory, or the .zip / .egg
+ * itself, remembered as a Python path entry (once). */
+static int python_include_cb(const char *entry, void *arg)
+{
+    (void)arg;
+    char nbuf[1024];
+    const char *name = cs_files_entry_name(entry, nbuf, sizeof nbuf);
+    const char *path = cs_files_lookup(name);
+    if (!path) return 0; /* not shipped: the process's PYTHONPATH has it */
+    char *inc = cs_xstrdup(path);
+    if (cs_str_ends_with(inc, ".py")) {
+        char *slash = strrchr(inc, '/');
+        if (slash && slash != inc) *slash = '\0';
+    }
+    pthread_mutex_lock(&reg_lock);
+    bool have = false;
+    for (size_t i = 0; i < reg_py_n && !have; i++)
+        have = strcmp(reg_py[i], inc) == 0;
+    if (!have) {
+        reg_py = cs_xrealloc(reg_py, (reg_py_n + 1) * sizeof *reg_py);
+        reg_py[reg_py_n++] = inc;
+        inc = NULL;
+    }
+    pthread_mutex_unlock(&reg_lock);
+    free(inc);
+    return 0;
 }
 
 static void registry_add(const char *name, const char *path)
@@ -286,7 +343,9 @@ int cs_files_fetch_all(const cs_conf *conf, const char *dir, cs_error *err)
     }
     pthread_mutex_lock(&reg_lock);
     reg_lists = lists;
+    reg_root = cs_xstrdup(dir);
     pthread_mutex_unlock(&reg_lock);
+    each_entry(cs_conf_get(conf, "spark.submit.pyFiles"), python_include_cb, NULL);
     return 0;
 }
 

@@ -2,7 +2,9 @@
  * shipped_files.h — files shipped with an application, as Spark's --files / --archives /
  * spark.files / spark.archives and SparkFiles: every process of the application (the driver,
  * each executor) fetches each listed URI once into its own directory, unpacking archives, and
- * tasks find them by name (cspark_files_get).
+ * tasks find them by name (cspark_files_get). The spark.submit.pyFiles entries among them are
+ * Python path entries of the process's Python UDF workers (cs_files_python_includes), as
+ * SparkFiles' root and python includes are.
  *
  * A list is Spark's comma-separated URIs; an entry may end in `#name` to give its local name
  * (default: the URI's last path segment). Schemes: a bare path or file: (copied from the local
@@ -46,6 +48,16 @@ bool cs_files_is_remote(const char *uri);
 
 /* The local path of a shipped file or unpacked archive by name; NULL when none has that name. */
 const char *cs_files_lookup(const char *name);
+
+/* The directory this process fetched the shipped files into (SparkFiles.getRootDirectory), or
+ * NULL when it fetched none. Malloc'd: the caller frees it. */
+char *cs_files_root(void);
+
+/* The Python path entries of the spark.submit.pyFiles entries shipped to this process as
+ * spark.files (Spark's python includes): a .py file's directory, a .zip or .egg file itself, in
+ * the list's order. *out: a malloc'd array of that many malloc'd strings, which the caller
+ * frees. */
+size_t cs_files_python_includes(char ***out);
 
 /* Forgets every registered file (a context that stops; its directory is removed by its owner). */
 void cs_files_clear(void);

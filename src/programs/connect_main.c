@@ -15,6 +15,9 @@
  *   spark.cspark.connect.tls.enabled     (false; true: TLS with the PEM files below, clients use
  *   spark.cspark.connect.tls.certFile     sc://host:port/;use_ssl=true; a missing, unreadable or
  *   spark.cspark.connect.tls.keyFile      mismatched file is refused here, before the driver)
+ *   spark.connect.session.manager.defaultSessionTimeout (60m), .maintenanceInterval (30s),
+ *   spark.connect.session.manager.closedSessionsTombstonesSize (1000): idle sessions closed,
+ *                                         as Spark's (read by the service: connect_sessions.c)
  * The application is libcspark itself, as for cspark-sql (executors, and executor pods from the
  * image, run their own: cspark.app.resource=spark-internal): cs_app_run loads it and calls
  * cspark_connect_app with the server's settings, so the driver runs as any cspark application
@@ -59,7 +62,8 @@ CS_PROGRAM_MAIN int cspark_connect_app(cspark_context *sc, int argc, char **argv
                                  .max_batch = (size_t)strtoull(argv[4], NULL, 10),
                                  .token = cspark_conf_get(sc, "spark.connect.authenticate.token"),
                                  .tls_cert_file = *argv[5] ? argv[5] : NULL,
-                                 .tls_key_file = *argv[6] ? argv[6] : NULL};
+                                 .tls_key_file = *argv[6] ? argv[6] : NULL,
+                                 .conf = cs_app_conf(sc)};
     cs_error err;
     cs_error_clear(&err);
     cs_connect_service *svc = cs_connect_service_start(&o, &err);

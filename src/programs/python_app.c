@@ -33,6 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "api/app.h"
 #include "common/log.h"
 #include "connect/connect_service.h"
 #include "programs/program_mains.h"
@@ -146,7 +147,8 @@ CS_PROGRAM_MAIN int cspark_python_app(struct cspark_context *sc, int argc, char 
                                  .address = cs_loopback_address(),
                                  .max_message = (size_t)strtoull(argv[2], NULL, 10),
                                  .max_batch = (size_t)strtoull(argv[3], NULL, 10),
-                                 .token = token};
+                                 .token = token,
+                                 .conf = cs_app_conf(sc)};
     cs_error err;
     cs_error_clear(&err);
     svc = cs_connect_service_start(&o, &err);

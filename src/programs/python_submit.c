@@ -14,7 +14,9 @@
  * s3a:// URIs fetched first) is a readable local file; and libcspark was built with the Spark
  * Connect server. The --py-files are put first on this process's PYTHONPATH, which the program,
  * the Python UDF workers and local-cluster executor processes inherit; executor pods get them
- * as spark.files entries with spark.executorEnv.PYTHONPATH naming where they see them. The
+ * as spark.files entries with spark.executorEnv.PYTHONPATH naming where they see them (s3a://
+ * entries: other executors too fetch them as spark.files, and their Python workers import them
+ * from there, as Spark's SparkFiles and python includes). The
  * application is then libcspark itself, as for cspark-sql (executors run their own, the
  * image's): cs_app_run loads it and calls cspark_python_app (python_app.c) with
  *   [library, interpreter, max message bytes, max batch bytes, program, program arguments...].
@@ -162,9 +164,10 @@ static const char *python_path_entry(char *path)
 /* Executor pods see a --py-files entry at its local:// path; in the driver pod of a cluster-mode
  * application (spark.kubernetes.submitInDriver), at the path of a file: URI (uploaded through a
  * file: spark.kubernetes.file.upload.path, which every pod shares); otherwise in their ConfigMap
- * (K8S_CONF_DIR/<name>), where a local file is shipped as a spark.files entry is. One uploaded
- * to an s3a:// upload path (or a local file of a client-mode driver, with an upload path) is
- * fetched into a directory of each executor's own, which has no path known here (NULL).
+ * (K8S_CONF_DIR/<name>), where a local file is shipped as a spark.files entry is. One given as,
+ * or uploaded to, an s3a:// URI (or a local file of a client-mode driver, with an upload path)
+ * is fetched into each executor's own files directory, which has no path known here (NULL):
+ * the executor's Python workers get it on sys.path from the executor itself.
  * Returns a malloc'd Python path entry. */
 static char *executor_path_entry(const cs_conf *conf, const char *item)
 {
@@ -187,7 +190,10 @@ static char *executor_path_entry(const cs_conf *conf, const char *item)
 
 /* spark.submit.pyFiles as absolute local paths joined by ':' before the current PYTHONPATH,
  * set in this process's environment; with k8s executors, the entries are added to spark.files
- * and spark.executorEnv.PYTHONPATH. 1 after an error line naming the entry. */
+ * and spark.executorEnv.PYTHONPATH, and with other executors the s3a:// ones to spark.files:
+ * each executor fetches them into its files directory, which its Python workers put on
+ * sys.path (SparkFiles' root and python includes, fs/shipped_files.h), as Spark ships
+ * --py-files. 1 after an error line naming the entry. */
 static int set_python_path(cs_conf *conf, bool k8s, char **fetch_dir)
 {
     const char *list = cs_conf_get(conf, "spark.submit.pyFiles");
@@ -203,7 +209,11 @@ static int set_python_path(cs_conf *conf, bool k8s, char **fetch_dir)
         char abs[PATH_MAX];
         if (py_file_local_path(conf, item, fetch_dir, abs) != 0) goto out;
         cs_sbuf_printf(&path, "%s%s", path.len ? ":" : "", python_path_entry(abs));
-        if (!k8s) continue;
+        if (!k8s) { /* an s3a:// entry: each executor fetches it as a spark.files entry */
+            if (cs_files_is_remote(item))
+                cs_sbuf_printf(&files, "%s%s", files.len ? "," : "", item);
+            continue;
+        }
         char *entry = executor_path_entry(conf, item);
         if (entry) cs_sbuf_printf(&exec_path, "%s%s", exec_path.len ? ":" : "", entry);
         free(entry);

@@ -259,7 +259,10 @@ static json_t *stage_info(int stage_id, int attempt, const char *name, int num_t
     return o;
 }
 
-static json_t *task_info(const cs_event *ev, int64_t launch, int64_t finish, bool failed)
+/* Spark's TaskInfo: an ended attempt is failed or killed, never both (TaskInfo.markFinished), and
+ * its status (what the History Server and the REST API show) says FAILED before KILLED. */
+static json_t *task_info(const cs_event *ev, int64_t launch, int64_t finish, bool failed,
+                         bool killed)
 {
     json_t *o = json_object();
     set_int(o, "Task ID", ev->task_id);
@@ -274,7 +277,7 @@ static json_t *task_info(const cs_event *ev, int64_t launch, int64_t finish, boo
     set_int(o, "Getting Result Time", 0);
     set_int(o, "Finish Time", finish);
     set_bool(o, "Failed", failed);
-    set_bool(o, "Killed", false);
+    set_bool(o, "Killed", killed);
     json_object_set_new(o, "Accumulables", accumulables(ev));
     return o;
 }
@@ -484,7 +487,7 @@ static json_t *to_json(cs_json_protocol *jp, const cs_event *ev, int64_t launch)
     case CS_EV_TASK_START:
         set_int(o, "Stage ID", ev->stage_id);
         set_int(o, "Stage Attempt ID", ev->stage_attempt);
-        json_object_set_new(o, "Task Info", task_info(ev, ev->time_ms, 0, false));
+        json_object_set_new(o, "Task Info", task_info(ev, ev->time_ms, 0, false, false));
         break;
     case CS_EV_TASK_END: {
         set_int(o, "Stage ID", ev->stage_id);
@@ -497,7 +500,10 @@ static json_t *to_json(cs_json_protocol *jp, const cs_event *ev, int64_t launch)
             task_end_reason(r, ev);
         }
         json_object_set_new(o, "Task End Reason", r);
-        json_object_set_new(o, "Task Info", task_info(ev, launch, ev->time_ms, !ev->succeeded));
+        bool killed =
+            !ev->succeeded && ev->end_reason && ev->end_reason->kind == CS_END_TASK_KILLED;
+        json_object_set_new(o, "Task Info",
+                            task_info(ev, launch, ev->time_ms, !ev->succeeded && !killed, killed));
         json_object_set_new(o, "Task Executor Metrics", json_object());
         json_object_set_new(o, "Task Metrics", task_metrics(&ev->metrics, ev));
         break;

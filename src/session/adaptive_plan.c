@@ -2,8 +2,8 @@
  * adaptive_plan.c — adaptive execution's questions about a physical plan (adaptive_plan.h): the
  * exchanges whose map stages can run (no exchange below them; a shuffled join's side waits for
  * the other side's shuffle when the planner chose to materialize that one first), whether a plan
- * has exchanges, and whether a join's partitioning matters to the operators above it within its
- * stage.
+ * has exchanges, whether a join's partitioning matters to the operators above it within its
+ * stage, and which side a shuffled join builds once both its shuffles' sizes are known.
  *
  * Called by query_run.c; nothing here allocates but the ready list's arrays (the caller's).
  */
@@ -98,5 +98,17 @@ bool cs_aqe_partitioning_unused(cs_phys_node *const *path, const int *via, int d
             return false;
         }
     }
+    return true;
+}
+
+bool cs_aqe_build_smaller_side(cs_phys_node *n, int64_t lb, int64_t rb)
+{
+    cs_hash_join_type t = n->join_type;
+    if (n->kind != CS_PH_HASH_JOIN || n->broadcast || lb < 0 || rb < 0) return false;
+    /* the left rows of a semi / anti join come out in the same reduce partition either way */
+    if (t != CS_HJ_INNER && t != CS_HJ_LEFT_SEMI && t != CS_HJ_LEFT_ANTI) return false;
+    cs_build_side side = rb <= lb ? CS_BUILD_RIGHT : CS_BUILD_LEFT;
+    if (side == n->build_side) return false;
+    n->build_side = side;
     return true;
 }

@@ -28,6 +28,11 @@ typedef struct cs_aqe_ready {
 void cs_aqe_find_ready(cs_phys_node *n, cs_aqe_ready *r);
 /* Whether n's tree has an exchange or a broadcast exchange (Spark's InsertAdaptiveSparkPlan). */
 bool cs_aqe_has_exchange_anywhere(const cs_phys_node *n);
+/* A shuffled hash join n (not broadcast) whose sides' shuffles came out lb and rb bytes (-1:
+ * not materialized) builds the smaller side when its type gives the same rows either way
+ * (inner, left semi, left anti). Returns whether n's build side changed. */
+bool cs_aqe_build_smaller_side(cs_phys_node *n, int64_t lb, int64_t rb);
+
 /* Whether the operators from a join up to its stage's boundary (an exchange, or the root) need
  * nothing of how the join's rows are partitioned: then the join's streamed side need not be
  * shuffled. path[0..depth) are the join's ancestors (root first), via[i] the child taken. */

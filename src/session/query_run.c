@@ -633,7 +633,10 @@ static int64_t materialized_bytes(const qrun *q, const cs_phys_node *n)
  * smaller one when both are) becomes a broadcast hash join building that side, which is
  * broadcast from the shuffle's output; the other side's exchange, when its map stage has not
  * run yet, is dropped unless what is above the join needs its rows hash-partitioned (Spark's
- * EnsureRequirements would keep one there). Returns the joins switched. */
+ * EnsureRequirements would keep one there). A shuffled join that stays shuffled, both sides
+ * materialized, builds the side whose shuffle came out smaller (its hash table is what a task
+ * holds in memory): TPC-H q04's semi join then builds its few orders, not lineitem's keys.
+ * Returns the joins switched to broadcast. */
 static int switch_joins(qrun *q, cs_phys_node *n, cs_phys_node **path, int *via, int depth)
 {
     int switched = 0;
@@ -667,6 +670,10 @@ static int switch_joins(qrun *q, cs_phys_node *n, cs_phys_node **path, int *via,
                     (long long)q->execution_id, b ? "right" : "left", (long long)(b ? rb : lb),
                     dropped ? "true" : "false");
             switched++;
+        } else if (cs_aqe_build_smaller_side(n, lb, rb)) {
+            CS_INFO("sql", "execution=%lld event=shuffled_join_build build=%s bytes=%lld",
+                    (long long)q->execution_id, n->build_side == CS_BUILD_RIGHT ? "right" : "left",
+                    (long long)(n->build_side == CS_BUILD_RIGHT ? rb : lb));
         }
     }
     for (int i = 0; i < n->n_children; i++) {

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "sql/planner_internal.h"
+#include "sql/type_coercion.h"
 
 #define MAX_UDFS_PER_ROUND 256
 
@@ -288,19 +289,44 @@ static int cogroup_side(cs_pl_ctx *c, const cs_logical_plan *child, cs_sql_expr 
     return 0;
 }
 
+/* The keys of the two sides as their rows meet (by hash, then by encoded key), as Spark 4 meets
+ * them: Spark's analyzer casts neither side, and its cogroup compares the right side's key with
+ * the left's as if it had the left's type, so integral keys of different widths (byte, short,
+ * int, long) meet by value — here both are cast to the wider type —, while keys of types apart
+ * (int and double, string and int, date and timestamp, ...) never meet: each side's key is its
+ * own group, the other side's frame empty (Spark meets them only where their bits happen to be
+ * the same, as 0 and 0.0). Fills lk, rk (nk each, in c's arena). */
+static void cogroup_keys(cs_pl_ctx *c, const cs_logical_plan *p, int nk, cs_sql_expr **lk,
+                         cs_sql_expr **rk)
+{
+    for (int i = 0; i < nk; i++) {
+        cs_sql_expr *l = p->exprs[i], *r = p->group_by[i];
+        lk[i] = l;
+        rk[i] = r;
+        if (cs_col_type_equal(l->type, r->type) || !cs_tc_is_integral(l->type) ||
+            !cs_tc_is_integral(r->type))
+            continue;
+        cs_col_type *wide = cs_tc_wider(c->arena, l->type, r->type);
+        if (l->kind == CS_EX_ALIAS) l = l->args[0];
+        if (r->kind == CS_EX_ALIAS) r = r->args[0];
+        lk[i] = cs_tc_cast(c->arena, l, wide);
+        rk[i] = cs_tc_cast(c->arena, r, wide);
+    }
+}
+
 /* Spark's FlatMapCoGroupsInPandasExec / InArrowExec under its required distribution and
- * ordering: each side exchanged and sorted by its keys (cogroup_side), then a PYTHON_EVAL of
- * eval type 206 / 210 over both whose one UDF's arguments are both sides' grouped offsets. The
- * keys of the two sides must have the same types (their rows meet by hash and by encoded key). */
+ * ordering: each side exchanged and sorted by its keys (cogroup_side; keys of different types
+ * as cogroup_keys says), then a PYTHON_EVAL of eval type 206 / 210 over both whose one UDF's
+ * arguments are both sides' grouped offsets. */
 int cs_pl_python_cogroup_map(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out)
 {
     const cs_sql_expr *udf = p->generator;
     if (!udf || udf->kind != CS_EX_PYTHON_UDF || p->n_exprs != p->n_group_by || p->n_exprs == 0)
         return cs_pl_unsupported(c, "this cogrouped map");
     int nk = p->n_exprs;
-    for (int i = 0; i < nk; i++)
-        if (!cs_col_type_equal(p->exprs[i]->type, p->group_by[i]->type))
-            return cs_pl_unsupported(c, "a cogroup whose grouping keys differ in type");
+    cs_sql_expr **lk = cs_sql_alloc(c->arena, sizeof *lk * (size_t)nk);
+    cs_sql_expr **rk = cs_sql_alloc(c->arena, sizeof *rk * (size_t)nk);
+    cogroup_keys(c, p, nk, lk, rk);
     int n_args = 2 * (2 + nk) + p->children[0]->n_output + p->children[1]->n_output;
     int *args = cs_xcalloc((size_t)n_args, sizeof *args);
     int at = 0;
@@ -308,13 +334,12 @@ int cs_pl_python_cogroup_map(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *
     /* the UDF's arguments name both sides' columns (analyzer.c) */
     int nl = p->children[0]->n_output;
     bool named = udf->n_args == nl + p->children[1]->n_output;
-    if (cogroup_side(c, p->children[0], p->exprs, nk, named ? udf->args : NULL, &l, args, &at) !=
-        0) {
+    if (cogroup_side(c, p->children[0], lk, nk, named ? udf->args : NULL, &l, args, &at) != 0) {
         free(args);
         return -1;
     }
-    if (cogroup_side(c, p->children[1], p->group_by, nk, named ? udf->args + nl : NULL, &r, args,
-                     &at) != 0) {
+    if (cogroup_side(c, p->children[1], rk, nk, named ? udf->args + nl : NULL, &r, args, &at) !=
+        0) {
         cs_phys_free(l.node);
         free(args);
         return -1;

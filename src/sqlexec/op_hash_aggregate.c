@@ -186,25 +186,8 @@ static void batch_words(agg_op *a, const cs_col_batch *b, const cs_sort_key *key
         w[(size_t)i * (size_t)ws + (size_t)a->n_keys] = 0;
     for (int k = 0; k < a->n_keys; k++) {
         const cs_column *c = b->columns[keys[k].ordinal];
-        const void *v = c->values;
         uint64_t *o = w + k;
-        switch (a->key_width[k]) {
-        case 1:
-            for (int64_t i = 0; i < n; i++)
-                o[(size_t)i * (size_t)ws] = (uint64_t)(int64_t)((const int8_t *)v)[i];
-            break;
-        case 2:
-            for (int64_t i = 0; i < n; i++)
-                o[(size_t)i * (size_t)ws] = (uint64_t)(int64_t)((const int16_t *)v)[i];
-            break;
-        case 4:
-            for (int64_t i = 0; i < n; i++)
-                o[(size_t)i * (size_t)ws] = (uint64_t)(int64_t)((const int32_t *)v)[i];
-            break;
-        default:
-            for (int64_t i = 0; i < n; i++)
-                o[(size_t)i * (size_t)ws] = (uint64_t)((const int64_t *)v)[i];
-        }
+        cs_sql_key_words(c, n, o, ws);
         if (c->validity)
             for (int64_t i = 0; i < n; i++)
                 if (!cs_column_is_valid(c, i)) {

@@ -175,29 +175,6 @@ static void build_reset(join_op *j)
     j->arena.alloc = al;
 }
 
-/* Column c's n integral values as 64-bit words into kv[0], kv[w], kv[2w], ... (stride w). */
-static void key_words(const cs_column *c, int64_t n, uint64_t *kv, int w)
-{
-    const void *v = c->values;
-    switch (cs_col_type_integral_width(c->type->id)) {
-    case 1:
-        for (int64_t i = 0; i < n; i++)
-            kv[i * w] = (uint64_t)(int64_t)((const int8_t *)v)[i];
-        break;
-    case 2:
-        for (int64_t i = 0; i < n; i++)
-            kv[i * w] = (uint64_t)(int64_t)((const int16_t *)v)[i];
-        break;
-    case 4:
-        for (int64_t i = 0; i < n; i++)
-            kv[i * w] = (uint64_t)(int64_t)((const int32_t *)v)[i];
-        break;
-    default:
-        for (int64_t i = 0; i < n; i++)
-            kv[i * w] = (uint64_t)((const int64_t *)v)[i];
-    }
-}
-
 /* The keys of every row of b (keys: the side's key list) into key_null / key_hash, and kv (the
  * values, `words` per row) or kb (the encodings). */
 static void batch_keys(join_op *j, const cs_col_batch *b, const cs_sort_key *keys)
@@ -220,7 +197,7 @@ static void batch_keys(join_op *j, const cs_col_batch *b, const cs_sort_key *key
         j->kv_null = cs_xmalloc((size_t)n);
     }
     const cs_column *c0 = b->columns[keys[0].ordinal];
-    key_words(c0, n, j->kv, w);
+    cs_sql_key_words(c0, n, j->kv, w);
     if (w == 1) {
         for (int64_t i = 0; i < n; i++) {
             j->kv_null[i] = !cs_column_is_valid(c0, i);
@@ -228,7 +205,7 @@ static void batch_keys(join_op *j, const cs_col_batch *b, const cs_sort_key *key
         }
     } else {
         const cs_column *c1 = b->columns[keys[1].ordinal];
-        key_words(c1, n, j->kv + 1, w);
+        cs_sql_key_words(c1, n, j->kv + 1, w);
         for (int64_t i = 0; i < n; i++) {
             j->kv_null[i] = !cs_column_is_valid(c0, i) || !cs_column_is_valid(c1, i);
             j->kv_hash[i] = cs_hash_mix64(cs_hash_mix64(j->kv[2 * i]) + j->kv[2 * i + 1]);
@@ -340,7 +317,21 @@ static void build_index(join_op *j)
         cs_col_batch *b = j->bb[bi];
         int64_t n = b->num_rows;
         batch_keys(j, b, j->build_keys);
+        uint64_t mask = (uint64_t)j->cap - 1;
         for (int64_t i = 0; i < n; i++) {
+            /* the slot of a row 16 ahead, and the head row a row 8 ahead meets, while this one
+             * inserts (the table is far larger than the caches on a big build side) */
+            if (i + 16 < n) __builtin_prefetch(&j->slots[j->key_hash[i + 16] & mask], 1);
+            if (i + 8 < n) {
+                int32_t ahead = j->slots[j->key_hash[i + 8] & mask];
+                if (ahead >= 0) {
+                    __builtin_prefetch(&j->next[ahead], 1);
+                    if (j->words)
+                        __builtin_prefetch(&j->row_kv[(int64_t)ahead * j->words]);
+                    else
+                        __builtin_prefetch(&j->row_hash[ahead]);
+                }
+            }
             int64_t r = j->n_rows++;
             j->row_batch[r] = bi;
             j->row_idx[r] = (int32_t)i;
@@ -489,6 +480,9 @@ static int probe_batch(join_op *j, cs_col_batch *P, cs_error *err)
     batch_keys(j, P, j->probe_keys);
     bool probe_left = j->probe_child == 0;
     bool need_pairs = emits_pairs(j->type) || j->condition || !probe_left;
+    /* a semi / anti join building the left side with no residual condition only marks the build
+     * rows its keys meet */
+    bool mark_build = !emits_pairs(j->type) && !j->condition && !probe_left;
     int64_t np = 0;
     int rc = CS_OK;
     for (int64_t i = 0; i < n && rc == CS_OK; i++) {
@@ -508,6 +502,11 @@ static int probe_batch(join_op *j, cs_col_batch *P, cs_error *err)
         if (r < 0) continue;
         if (!need_pairs) {
             j->probe_matched[i] = 1;
+            continue;
+        }
+        if (mark_build) {
+            for (; r >= 0 && !j->matched[r]; r = j->next[r])
+                j->matched[r] = 1;
             continue;
         }
         for (; r >= 0 && rc == CS_OK; r = j->next[r]) {

@@ -25,8 +25,10 @@
  * likes, at its own pace: they are read while input is still being written (the worker's pump).
  *
  * cogroup(...).applyInPandas / applyInArrow (SQL_COGROUPED_MAP_PANDAS_UDF / _ARROW_UDF, Spark's
- * FlatMapCoGroupsInPandasExec / InArrowExec): two children, each sorted by its own keys (of the
- * same types, in the same partitions: the planner exchanges both by the keys), merged by key:
+ * FlatMapCoGroupsInPandasExec / InArrowExec): two children, each sorted by its own keys (in the
+ * same partitions: the planner exchanges both by the keys; keys of different types, which the
+ * planner did not cast to a common one, never compare equal, so each is a group of one side),
+ * merged by key:
  * each key of either side is one group, written as 2 then each side's rows as an Arrow stream of
  * its own (one batch, empty for a side without that key), as CoGroupedArrowPythonRunner writes
  * them; 0 after the last group. The offsets are Spark's, one grouped form per side.
@@ -610,10 +612,8 @@ cs_sql_op *cs_sql_op_python_cogroup(cs_sql_op *left, cs_sql_op *right, const cs_
                spec->eval_type == CS_PY_EVAL_COGROUPED_MAP_ARROW_UDF);
     if (ok) end = side_offsets(&o->side[0], u->args, u->n_args, 0, left->schema);
     if (end > 0) end = side_offsets(&o->side[1], u->args, u->n_args, end, right->schema);
+    /* keys of different types are allowed: their encodings differ, so they never meet */
     ok = ok && end == u->n_args && o->side[0].n_keys == o->side[1].n_keys;
-    for (int i = 0; ok && i < o->side[0].n_keys; i++)
-        ok = cs_col_type_equal(left->schema->fields[o->side[0].keys[i].ordinal].type,
-                               right->schema->fields[o->side[1].keys[i].ordinal].type);
     if (!ok) {
         cs_error_set(err, CS_EINVAL, "FlatMapCoGroupsInPandas: bad cogrouped offsets or keys");
         for (int i = 0; i < 2; i++)

@@ -17,13 +17,16 @@
  *
  * TopN keeps at most 2 x (limit + offset) rows: past that, it sorts what it holds and keeps the
  * first limit + offset rows (one gathered batch), so memory is bounded by the limit, not by the
- * input.
+ * input. A TopN given a bound (topn_bound.h) publishes its worst kept row's key at each shrink,
+ * and then shrinks as soon as it holds twice limit + offset rows, so that the scan under it
+ * learns the tighter bound early.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "sqlexec/sql_error.h"
 #include "sqlexec/sql_ops_internal.h"
+#include "sqlexec/topn_bound.h"
 
 typedef struct sort_ent {
     uint64_t prefix; /* the key's first 8 bytes, big-endian, zero-padded: most compares end here */
@@ -189,6 +192,7 @@ typedef struct sort_op {
     int *heap;
     int heap_n;
     bool merging;
+    cs_sql_topn_bound *bound; /* TopN: published to the scan below, or NULL */
 } sort_op;
 
 static int spill_run(sort_op *o, cs_error *err)
@@ -306,6 +310,10 @@ static void top_n_shrink(sort_op *o)
     cs_col_batch *b = sorter_batch(s, o->base.schema, 0, keep);
     sorter_reset(s);
     sorter_add(s, b);
+    if (o->bound && keep == o->limit + o->offset && keep > 0) {
+        const sort_ent *worst = &s->ents[keep - 1];
+        cs_sql_topn_bound_set(o->bound, b, worst->r, worst->key, worst->len);
+    }
 }
 
 static int sort_open(cs_sql_op *op, const cs_sql_exec_ctx *ctx, cs_error *err)
@@ -317,6 +325,7 @@ static int sort_open(cs_sql_op *op, const cs_sql_exec_ctx *ctx, cs_error *err)
     o->s.n_keys = o->n_keys;
     o->sorted = false;
     o->merging = false;
+    if (o->bound) cs_sql_topn_bound_attach(o->bound, ctx->ansi, ctx->session_tz);
     return cs_sql_op_open(op->children[0], ctx, err);
 }
 
@@ -336,7 +345,7 @@ static int consume(sort_op *o, cs_error *err)
         int64_t held = sorter_held(&o->s);
         if (held > o->base.metrics.peak_memory) o->base.metrics.peak_memory = held;
         if (o->top_n) {
-            if (o->s.n > 2 * keep && o->s.n > 1024) top_n_shrink(o);
+            if (o->s.n > 2 * keep && (o->s.n > 1024 || o->bound)) top_n_shrink(o);
         } else if (cs_sql_should_spill(o->base.ctx, held) && (rc = spill_run(o, err)) != CS_OK) {
             return rc;
         }
@@ -389,6 +398,7 @@ static void sort_close(cs_sql_op *op)
 static void sort_destroy(cs_sql_op *op)
 {
     sort_op *o = (sort_op *)op;
+    cs_sql_topn_bound_unref(o->bound);
     free(o->keys);
     free(o);
 }
@@ -472,4 +482,11 @@ cs_sql_op *cs_sql_op_top_n(cs_sql_op *child, const cs_sort_key *keys, int n_keys
                            int64_t offset, cs_error *err)
 {
     return make_sort(child, keys, n_keys, true, limit, offset, err);
+}
+
+void cs_sql_op_top_n_publish(cs_sql_op *top_n, cs_sql_topn_bound *tb)
+{
+    sort_op *o = (sort_op *)top_n;
+    if (top_n->vt != &top_n_vt || o->bound) return;
+    o->bound = cs_sql_topn_bound_ref(tb);
 }

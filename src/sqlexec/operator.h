@@ -46,6 +46,9 @@ typedef struct cs_sql_op_metrics {
     int64_t spill_bytes; /* written to spill files */
     int64_t spill_count;
     int64_t peak_memory; /* bytes of state held at most */
+    /* a scan's late filter (sql_ops_scan.h): row groups a TopN's bound ruled out, and rows
+     * whose other columns were passed over undecoded */
+    int64_t row_groups_skipped, rows_skipped;
 } cs_sql_op_metrics;
 
 typedef struct cs_sql_op_vtable {

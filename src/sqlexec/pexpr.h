@@ -114,6 +114,10 @@ int cs_pexpr_eval_shared(cs_pexpr_program *p, cs_pexpr_cse *cse, cs_col_batch *b
 void cs_pexpr_cse_clear(cs_pexpr_cse *cse);
 void cs_pexpr_cse_free(cs_pexpr_cse *cse);
 
+/* Whether e's value is fixed by its inputs (no rand, uuid, partition id, file name, ...
+ * anywhere in it: Spark's Nondeterministic). */
+bool cs_pexpr_deterministic(const cs_pexpr *e);
+
 /* Rows of a boolean column that are true (null and false are dropped), as ascending row
  * indices into sel (room for column->length); returns how many. Filter's building block. */
 int64_t cs_pexpr_true_rows(const cs_column *predicate, int32_t *sel);

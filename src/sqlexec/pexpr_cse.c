@@ -17,6 +17,8 @@
  *
  * Ownership: the cse borrows the programs (their nodes carry the slots) and must be freed
  * before them; it holds one reference to each cached column until clear or free.
+ * cs_pexpr_deterministic, the same test of a whole tree, is what the planner asks before
+ * evaluating a condition somewhere else than its operator (a scan's late filter).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +46,14 @@ static bool nondeterministic(const char *fn)
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcmp(fn, names[i]) == 0) return true;
     return false;
+}
+
+bool cs_pexpr_deterministic(const cs_pexpr *e)
+{
+    if (e->kind == CS_PX_CALL && nondeterministic(e->fn)) return false;
+    for (int i = 0; i < e->n_args; i++)
+        if (!cs_pexpr_deterministic(e->args[i])) return false;
+    return true;
 }
 
 static uint64_t mix(uint64_t h, uint64_t v)

@@ -333,7 +333,15 @@ static bool translate_filter(const cs_phys_node *n, const cs_pexpr *e, cs_scan_f
     return false;
 }
 
-static cs_sql_op *build_file_scan(const cs_phys_node *n, int partition, cs_error *err)
+/* late: the late filter's condition and TopN bound for the scan (NULL: none). */
+typedef struct late_spec {
+    const cs_pexpr *condition;
+    cs_sql_topn_bound *bound;
+    int bound_column;
+} late_spec;
+
+static cs_sql_op *build_file_scan(const cs_phys_node *n, int partition, const late_spec *late,
+                                  cs_error *err)
 {
     const cs_file_format *fmt = n->format ? cs_file_format_find(n->format) : NULL;
     if (!fmt)
@@ -380,6 +388,9 @@ static cs_sql_op *build_file_scan(const cs_phys_node *n, int partition, cs_error
         .splits = splits,
         .split_partition = n->split_partition ? n->split_partition + first : NULL,
         .n_splits = end - first,
+        .late_condition = late ? late->condition : NULL,
+        .bound = late ? late->bound : NULL,
+        .bound_column = late ? late->bound_column : -1,
     };
     cs_sql_op *op = cs_sql_op_file_scan(&spec);
     free(vals);
@@ -559,13 +570,49 @@ static cs_sql_op *build_python_cogroup(const cs_phys_node *n, const cs_phys_inpu
     return op;
 }
 
+/* TopN over [Filter over] FileScan in one task: the TopN's bound and the Filter's condition
+ * become the scan's late filter (topn_bound.h), so that the scan decodes the other columns only
+ * of batches with a row that may still enter. NULL with err clear: not that shape. */
+static cs_sql_op *build_top_n_over_scan(const cs_phys_node *n, const cs_phys_inputs *in,
+                                        cs_error *err)
+{
+    if (n->n_children != 1 || n->n_sort_keys < 1 || n->limit + n->offset <= 0) return NULL;
+    const cs_phys_node *filter = n->children[0], *scan = filter;
+    const cs_pexpr *cond = NULL;
+    if (filter->kind == CS_PH_FILTER) {
+        if (filter->n_children != 1 || !filter->condition ||
+            !cs_pexpr_deterministic(filter->condition))
+            return NULL;
+        cond = filter->condition;
+        scan = filter->children[0];
+    }
+    if (scan->kind != CS_PH_FILE_SCAN || !scan->read_schema) return NULL;
+    int key = n->sort_keys[0].ordinal;
+    if (key < 0 || key >= scan->read_schema->n_fields) return NULL; /* a partition column */
+    cs_sbuf id = {0};
+    cs_error ignored = {0};
+    bool shared = cs_phys_encode(n, &id, &ignored) == CS_OK;
+    cs_sql_topn_bound *tb =
+        cs_sql_topn_bound_new(n->sort_keys[0], scan->read_schema->fields[key].name,
+                              shared ? (const uint8_t *)id.data : NULL, shared ? id.len : 0);
+    cs_sbuf_free(&id);
+    late_spec late = {cond, tb, key};
+    cs_sql_op *op = build_file_scan(scan, in->partition, &late, err);
+    if (op && cond) op = cs_sql_op_filter(op, cs_pexpr_clone(cond));
+    if (op) op = cs_sql_op_top_n(op, n->sort_keys, n->n_sort_keys, n->limit, n->offset, err);
+    if (op) cs_sql_op_top_n_publish(op, tb);
+    cs_sql_topn_bound_unref(tb);
+    if (!op && !err->code) cs_error_set(err, CS_EINVAL, "TopN over a file scan: not built");
+    return op;
+}
+
 static cs_sql_op *build(const cs_phys_node *n, const cs_phys_inputs *in, int depth, cs_error *err)
 {
     if (depth > 1000)
         return cs_error_set(err, CS_EINVAL, "physical plan: deeper than 1000 nodes"), NULL;
     switch (n->kind) {
     case CS_PH_FILE_SCAN:
-        return build_file_scan(n, in->partition, err);
+        return build_file_scan(n, in->partition, NULL, err);
     case CS_PH_LOCAL: {
         if (!n->schema) break;
         return cs_sql_op_batches(cs_col_type_ref(n->schema), n->batches, n->n_batches);
@@ -599,6 +646,10 @@ static cs_sql_op *build(const cs_phys_node *n, const cs_phys_inputs *in, int dep
         if (n->kind == CS_PH_PYTHON_EVAL && n->n_children == 2)
             return build_python_cogroup(n, in, depth, err);
         if (expect_children(n, 1, err)) return NULL;
+        if (n->kind == CS_PH_TOP_N) {
+            cs_sql_op *op = build_top_n_over_scan(n, in, err);
+            if (op || err->code) return op;
+        }
         cs_sql_op **c = build_children(n, in, depth, err);
         if (!c) return NULL;
         cs_sql_op *child = c[0];

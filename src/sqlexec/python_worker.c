@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "common/strutil.h"
+#include "fs/shipped_files.h"
 #include "sqlexec/sql_error.h"
 
 extern char **environ;
@@ -85,6 +86,25 @@ static void put_str(cs_sbuf *b, const char *s)
     put_bytes(b, s ? s : "", s ? strlen(s) : 0);
 }
 
+/* SparkFiles' root directory (the process's shipped files: where a --py-files .py fetched as a
+ * spark.files entry is imported from) and the python includes (each --py-files .zip / .egg, and
+ * the directory of a .py used in place), which the worker puts first on sys.path; without
+ * shipped files, the task's working directory and none. */
+static void put_files(cs_sbuf *b)
+{
+    char *root = cs_files_root();
+    put_str(b, root ? root : ".");
+    free(root);
+    char **inc;
+    size_t n = cs_files_python_includes(&inc);
+    put_int(b, (int32_t)n);
+    for (size_t i = 0; i < n; i++) {
+        put_str(b, inc[i]);
+        free(inc[i]);
+    }
+    free(inc);
+}
+
 /* The header BasePythonRunner's writer sends before the data (see the file header of .h). */
 static void put_header(cs_sbuf *b, const cs_py_worker_spec *s)
 {
@@ -97,11 +117,10 @@ static void put_header(cs_sbuf *b, const cs_py_worker_spec *s)
     put_int(b, s->partition_id);
     put_int(b, s->attempt);
     put_long(b, s->task_attempt_id);
-    put_int(b, 1);      /* cpus */
-    put_int(b, 0);      /* resources */
-    put_int(b, 0);      /* local properties */
-    put_str(b, ".");    /* SparkFiles root: the task's working directory */
-    put_int(b, 0);      /* python includes */
+    put_int(b, 1); /* cpus */
+    put_int(b, 0); /* resources */
+    put_int(b, 0); /* local properties */
+    put_files(b);
     put_bool(b, false); /* no broadcast decryption server */
     put_int(b, 0);      /* broadcast variables */
     put_int(b, s->eval_type);

@@ -1,8 +1,10 @@
 /*
  * sort_keys.c — normalized keys (see sql_ops_internal.h for the byte layout): the key columns of
  * a whole batch encoded column by column into one buffer, whose memcmp order is Spark's ordering
- * and whose equality is Spark's grouping equality; and the way back from encoded keys to columns.
- * Called by the hash aggregate (group keys), the hash join (join keys) and the sort (sort keys).
+ * and whose equality is Spark's grouping equality; and the way back from encoded keys to columns;
+ * and integral key columns as 64-bit words (the hash join's and aggregate's one- or two-word
+ * keys, compared without encoding). Called by the hash aggregate (group keys), the hash join (join
+ * keys) and the sort (sort keys).
  */
 #include "sqlexec/sql_ops_internal.h"
 
@@ -235,6 +237,29 @@ static void put_values(const cs_column *c, int64_t n, const uint8_t *parent_null
             for (uint8_t *q = start; q < p; q++)
                 *q ^= inv;
         pos[i] = p - out;
+    }
+}
+
+void cs_sql_key_words(const cs_column *c, int64_t n, uint64_t *out, int stride)
+{
+    const void *v = c->values;
+    size_t w = (size_t)stride;
+    switch (cs_col_type_integral_width(c->type->id)) {
+    case 1:
+        for (int64_t i = 0; i < n; i++)
+            out[(size_t)i * w] = (uint64_t)(int64_t)((const int8_t *)v)[i];
+        break;
+    case 2:
+        for (int64_t i = 0; i < n; i++)
+            out[(size_t)i * w] = (uint64_t)(int64_t)((const int16_t *)v)[i];
+        break;
+    case 4:
+        for (int64_t i = 0; i < n; i++)
+            out[(size_t)i * w] = (uint64_t)(int64_t)((const int32_t *)v)[i];
+        break;
+    default:
+        for (int64_t i = 0; i < n; i++)
+            out[(size_t)i * w] = (uint64_t)((const int64_t *)v)[i];
     }
 }
 

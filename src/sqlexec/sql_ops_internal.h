@@ -58,6 +58,9 @@ typedef struct cs_sql_keybuf {
 void cs_sql_keys_encode(cs_sql_keybuf *kb, const cs_col_batch *b, const cs_sort_key *keys,
                         int n_keys, bool with_hash);
 void cs_sql_keybuf_free(cs_sql_keybuf *kb);
+/* Integral column c's n values (byte .. long and the types stored as them), sign-extended to
+ * 64-bit words, into out[0], out[stride], out[2 * stride], ... (null rows' words unspecified). */
+void cs_sql_key_words(const cs_column *c, int64_t n, uint64_t *out, int stride);
 /* Columns of the given types from n encoded ASC NULLS FIRST keys (rows[i], lens unused: the
  * encoding is self-delimiting). cols[] get one new reference each. */
 void cs_sql_keys_decode(const uint8_t *const *rows, int64_t n, cs_col_type *const *types,

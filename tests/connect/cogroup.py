@@ -6,8 +6,9 @@ tests/connect/cogroup_spark.sh against both cspark's and Apache Spark 4.0.1's ow
 
 Cases: keys on both sides, keys on one side only (the other side's frame is empty, with its
 columns), the key argument, string and two-column keys, grouping by an expression, an empty side
-and both sides empty, more rows than partitions, applyInArrow, an aggregate above, and a function
-that raises. Every check is a value the program computes itself (so it holds on any server);
+and both sides empty, more rows than partitions, applyInArrow, an aggregate above, keys whose
+types differ between the sides (integral widths meet by value, other types never meet, as in
+Spark 4), and a function that raises. Every check is a value the program computes itself (so it holds on any server);
 OUT.json holds each case's rows (sorted), schema and pandas shape, and each error's exception
 type, for tests/connect/compare_results.py.
 """
@@ -61,6 +62,14 @@ def arrow_sizes(key, l, r):
                      "nr": pa.array([r.num_rows], pa.int64())})
 
 
+def key_sizes(key, l, r):
+    return pd.DataFrame({"k": [str(key[0])], "nl": [len(l)], "nr": [len(r)]})
+
+
+def keyed(n_parts, rows, key_sql, value):
+    return spark.range(0, rows, 1, n_parts).selectExpr(key_sql + " AS k", "id AS " + value)
+
+
 def raises(l, r):
     raise ValueError("cogroup failed on purpose")
 
@@ -99,6 +108,21 @@ frames = {
         with_key, "k long, total long").agg(F.sum("total").alias("t"), F.count("*").alias("n")),
     "arrow_sizes": left.groupBy("k").cogroup(right.groupBy("k")).applyInArrow(
         arrow_sizes, "k long, nl long, nr long"),
+    # keys of different types, as Spark 4 cogroups them: integral keys of different widths meet
+    # by value; keys of types apart (int and double, string and int) never meet (Spark meets
+    # them only where their bits happen to agree, as 0 and 0.0: the keys here start at 1)
+    "pandas_int_long_keys": keyed(4, 40, "CAST(id % 5 AS INT)", "v").groupBy("k").cogroup(
+        keyed(3, 30, "CAST(id % 5 AS BIGINT)", "w").groupBy("k")).applyInPandas(
+        key_sizes, "k string, nl long, nr long"),
+    "pandas_long_short_keys": keyed(4, 40, "CAST(id % 5 AS BIGINT)", "v").groupBy("k").cogroup(
+        keyed(3, 30, "CAST(id % 5 AS SMALLINT)", "w").groupBy("k")).applyInPandas(
+        key_sizes, "k string, nl long, nr long"),
+    "pandas_int_double_keys": keyed(4, 40, "CAST(id % 5 + 1 AS INT)", "v").groupBy("k").cogroup(
+        keyed(3, 30, "CAST(id % 5 + 1 AS DOUBLE)", "w").groupBy("k")).applyInPandas(
+        key_sizes, "k string, nl long, nr long"),
+    "pandas_string_int_keys": keyed(4, 40, "CAST(id % 5 + 1 AS STRING)", "v").groupBy("k").cogroup(
+        keyed(3, 30, "CAST(id % 5 + 1 AS INT)", "w").groupBy("k")).applyInPandas(
+        key_sizes, "k string, nl long, nr long"),
 }
 results = {}
 for name, df in frames.items():
@@ -143,6 +167,15 @@ check(table("pandas_many_keys") == sorted(want.items()), "97 keys over shuffled 
 check(table("pandas_then_aggregate") == [(sum(want.values()), 97)], "an aggregate above")
 check(table("arrow_sizes") == [(1, 2, 0), (2, 1, 1), (3, 3, 1), (4, 0, 2)],
       "applyInArrow: %r" % table("arrow_sizes"))
+check(table("pandas_int_long_keys") == [(str(k), 8, 6) for k in range(5)],
+      "int and bigint keys meet: %r" % table("pandas_int_long_keys"))
+check(table("pandas_long_short_keys") == [(str(k), 8, 6) for k in range(5)],
+      "bigint and smallint keys meet: %r" % table("pandas_long_short_keys"))
+check(table("pandas_int_double_keys") == sorted([(str(k), 8, 0) for k in range(1, 6)] +
+                                                [("%d.0" % k, 0, 6) for k in range(1, 6)]),
+      "int and double keys never meet: %r" % table("pandas_int_double_keys"))
+check(sorted(r[1:] for r in table("pandas_string_int_keys")) == [(0, 6)] * 5 + [(8, 0)] * 5,
+      "string and int keys never meet: %r" % table("pandas_string_int_keys"))
 
 
 def error_of(fn):

@@ -79,6 +79,8 @@ void cs_parquet_rle_decoder_init(cs_parquet_rle_decoder *d, const uint8_t *p, si
  * dictionary indices: the dictionary size - 1). */
 int cs_parquet_rle_decode_u32(cs_parquet_rle_decoder *d, uint32_t *out, uint32_t n,
                               uint32_t max_value, cs_error *err);
+/* Passes over n values (not checked against any maximum). */
+int cs_parquet_rle_skip(cs_parquet_rle_decoder *d, uint32_t n, cs_error *err);
 int cs_parquet_rle_decode_levels(cs_parquet_rle_decoder *d, int16_t *out, uint32_t n,
                                  int16_t max_level, cs_error *err);
 /* Bits needed for values 0..max_value. */

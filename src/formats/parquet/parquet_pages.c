@@ -166,6 +166,13 @@ static int decode_values(cs_parquet_page_reader *r, int encoding, const uint8_t 
             return lie(r, page_at, err, "%u dictionary indices into an empty dictionary", n);
         cs_parquet_rle_decoder d;
         cs_parquet_rle_decoder_init(&d, p + 1, len - 1, p[0]);
+        if (r->keep_dictionary && r->lazy_indices) {
+            r->idx_dec = d;
+            r->idx_next = 0;
+            r->idx_count = n;
+            page->dict_lazy = true;
+            return CS_OK;
+        }
         uint32_t *idx = indices(r, n);
         rc = cs_parquet_rle_decode_u32(&d, idx, n, r->dict.count - 1, err);
         if (!rc && r->keep_dictionary) {
@@ -331,10 +338,12 @@ static int read_data_page(cs_parquet_page_reader *r, const cs_parquet_page_heade
     return 1;
 }
 
-/* The next data page: decoded into *page, or (skip) passed over with its entry count in
- * *skipped. */
-static int next_page(cs_parquet_page_reader *r, cs_parquet_page *page, bool skip, uint32_t *skipped,
-                     cs_error *err)
+typedef enum page_mode { PAGE_READ, PAGE_SKIP, PAGE_PEEK } page_mode;
+
+/* The next data page: decoded into *page (PAGE_READ), or passed over (PAGE_SKIP) or left where
+ * it is (PAGE_PEEK) with its entry count in *skipped. */
+static int next_page(cs_parquet_page_reader *r, cs_parquet_page *page, page_mode mode,
+                     uint32_t *skipped, cs_error *err)
 {
     if (page) memset(page, 0, sizeof *page);
     for (;;) {
@@ -370,14 +379,18 @@ static int next_page(cs_parquet_page_reader *r, cs_parquet_page *page, bool skip
             continue;
         case CS_PQ_PAGE_DATA:
         case CS_PQ_PAGE_DATA_V2:
-            if (!skip) return read_data_page(r, &h, body, page_at, page, err);
+            if (mode == PAGE_READ) return read_data_page(r, &h, body, page_at, page, err);
             if (h.num_values < 0 || (int64_t)h.num_values > r->values_left)
                 return lie(r, page_at, err,
                            "the page says %d values, the column chunk has %lld left", h.num_values,
                            (long long)r->values_left);
+            *skipped = (uint32_t)h.num_values;
+            if (mode == PAGE_PEEK) {
+                r->pos = page_at;
+                return 1;
+            }
             r->values_left -= h.num_values;
             r->seen_data = true;
-            *skipped = (uint32_t)h.num_values;
             return 1;
         default:
             return lie(r, page_at, err, "unknown page type %d", h.type);
@@ -387,11 +400,38 @@ static int next_page(cs_parquet_page_reader *r, cs_parquet_page *page, bool skip
 
 int cs_parquet_page_reader_next(cs_parquet_page_reader *r, cs_parquet_page *page, cs_error *err)
 {
-    return next_page(r, page, false, NULL, err);
+    return next_page(r, page, PAGE_READ, NULL, err);
+}
+
+const uint32_t *cs_parquet_page_reader_indices(cs_parquet_page_reader *r, uint32_t from, uint32_t n,
+                                               cs_error *err)
+{
+    if (from < r->idx_next || n > r->idx_count || from > r->idx_count - n) {
+        cs_error_set(err, CS_EINVAL,
+                     "%s: dictionary indices %u..%u asked of a page of %u (%u read)", r->where,
+                     from, from + n, r->idx_count, r->idx_next);
+        return NULL;
+    }
+    uint32_t *out = indices(r, n ? n : 1);
+    if ((from > r->idx_next && cs_parquet_rle_skip(&r->idx_dec, from - r->idx_next, err)) ||
+        (n && cs_parquet_rle_decode_u32(&r->idx_dec, out, n, r->dict.count - 1, err))) {
+        char what[sizeof err->msg];
+        snprintf(what, sizeof what, "%s", err->msg);
+        cs_error_set(err, CS_EPROTO, "%s: dictionary indices: %s", r->where, what);
+        return NULL;
+    }
+    r->idx_next = from + n;
+    return out;
 }
 
 int cs_parquet_page_reader_skip(cs_parquet_page_reader *r, uint32_t *num_values, cs_error *err)
 {
     *num_values = 0;
-    return next_page(r, NULL, true, num_values, err);
+    return next_page(r, NULL, PAGE_SKIP, num_values, err);
+}
+
+int cs_parquet_page_reader_peek(cs_parquet_page_reader *r, uint32_t *num_values, cs_error *err)
+{
+    *num_values = 0;
+    return next_page(r, NULL, PAGE_PEEK, num_values, err);
 }

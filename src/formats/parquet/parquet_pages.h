@@ -39,8 +39,10 @@ typedef struct cs_parquet_page {
     const int16_t *def_levels;       /* num_values entries; NULL when the column's max_def is 0 */
     const int16_t *rep_levels;       /* NULL when max_rep is 0 */
     const cs_parquet_values *values; /* num_nonnull values (materialized from the dictionary) */
-    /* with keep_dictionary and a dictionary-encoded page: the indices, values left empty */
+    /* with keep_dictionary and a dictionary-encoded page: the indices, values left empty; with
+     * lazy_indices too, dict_lazy instead and the indices from cs_parquet_page_reader_indices */
     const uint32_t *dict_indices;
+    bool dict_lazy;
     const cs_parquet_values *dictionary; /* the chunk's dictionary, NULL when it has none */
 } cs_parquet_page;
 
@@ -53,6 +55,9 @@ typedef struct cs_parquet_page_reader {
     int64_t values_left;    /* the chunk's num_values minus the pages' so far */
     int64_t max_page_bytes; /* bound on one page's uncompressed size */
     bool keep_dictionary;
+    bool lazy_indices; /* decode a page's indices as asked for, passing over those never read */
+    cs_parquet_rle_decoder idx_dec; /* the current page's, with lazy_indices */
+    uint32_t idx_next, idx_count;
     bool has_dictionary, seen_data;
     cs_parquet_values dict, values;
     uint8_t *scratch;
@@ -75,6 +80,15 @@ int cs_parquet_page_reader_next(cs_parquet_page_reader *r, cs_parquet_page *page
  * it is still read): 1 with *num_values its level entries, 0 at the end, <0 on error. The page
  * index's skipping (parquet_scan.c) uses it. */
 int cs_parquet_page_reader_skip(cs_parquet_page_reader *r, uint32_t *num_values, cs_error *err);
+/* The level entries of the next data page without passing over it (dictionary and index pages
+ * before it are read as by _next): 1 with *num_values, 0 at the end, <0 on error. A scan that
+ * knows a flat column's page holds only rows it does not want skips it after this. */
+int cs_parquet_page_reader_peek(cs_parquet_page_reader *r, uint32_t *num_values, cs_error *err);
+/* With lazy_indices, the dictionary indices [from, from + n) of the current page (from at or
+ * past the end of the last call's): a buffer of the reader's, valid until the next call. NULL
+ * with err when the page does not hold them or they are corrupt. */
+const uint32_t *cs_parquet_page_reader_indices(cs_parquet_page_reader *r, uint32_t from, uint32_t n,
+                                               cs_error *err);
 void cs_parquet_page_reader_free(cs_parquet_page_reader *r);
 
 #endif /* CSPARK_FORMATS_PARQUET_PARQUET_PAGES_H */

@@ -208,6 +208,25 @@ int cs_parquet_rle_decode_u32(cs_parquet_rle_decoder *d, uint32_t *out, uint32_t
     return CS_OK;
 }
 
+int cs_parquet_rle_skip(cs_parquet_rle_decoder *d, uint32_t n, cs_error *err)
+{
+    while (n > 0) {
+        if (d->rle_left) {
+            uint32_t k = d->rle_left < n ? d->rle_left : n;
+            d->rle_left -= k;
+            n -= k;
+        } else if (d->packed_left) {
+            uint32_t k = d->packed_left < n ? d->packed_left : n;
+            d->packed_left -= k;
+            d->packed_pos += k;
+            n -= k;
+        } else if (next_run(d, err)) {
+            return err ? err->code : CS_EPROTO;
+        }
+    }
+    return CS_OK;
+}
+
 int cs_parquet_rle_decode_levels(cs_parquet_rle_decoder *d, int16_t *out, uint32_t n,
                                  int16_t max_level, cs_error *err)
 {

@@ -1,15 +1,14 @@
 /* parquet_scan.c — Parquet pages into column batches (see parquet_scan.h).
  *
  * Per batch, each projected leaf first stages the entries of its batch's rows: their definition
- * and repetition levels and their non-null values, copied a page piece at a time (memcpy of
- * ranges, never per value allocation). Then the read plan (a tree mirroring the read schema,
- * each node tied to the file's node) is assembled top-down. A node's "slots" are the entries of
- * one leaf's stream that begin its values: the rows at the top (entries with repetition level 0),
- * then, through a list or map, the entries at the list's entry level whose repetition level is
- * the list's own (a new element) or that begin the list. A slot is null when its definition
- * level is below the node's, an empty list when below the list's entry level. Structs take
- * their validity from their first projected leaf; each child computes its slots in its own
- * leaf's stream, and lengths that disagree between leaves are reported as a corrupt file.
+ * and repetition levels and their non-null values (parquet_leaf.c). Then the read plan (a tree
+ * mirroring the read schema, each node tied to the file's node) is assembled top-down. A node's
+ * "slots" are the entries of one leaf's stream that begin its values: the rows at the top (entries
+ * with repetition level 0), then, through a list or map, the entries at the list's entry level
+ * whose repetition level is the list's own (a new element) or that begin the list. A slot is null
+ * when its definition level is below the node's, an empty list when below the list's entry level.
+ * Structs take their validity from their first projected leaf; each child computes its slots in its
+ * own leaf's stream, and lengths that disagree between leaves are reported as a corrupt file.
  */
 #include "formats/parquet/parquet_scan.h"
 
@@ -19,47 +18,10 @@
 
 #include "common/strutil.h"
 #include "columnar/col_builder.h"
-#include "formats/parquet/parquet_file.h"
-#include "formats/parquet/parquet_page_index.h"
-#include "formats/parquet/parquet_pages.h"
 #include "formats/parquet/parquet_prune.h"
-#include "formats/parquet/parquet_schema.h"
+#include "formats/parquet/parquet_scan_leaf.h"
 
 #define DEFAULT_BATCH_ROWS 4096
-
-typedef struct pq_leaf {
-    const cs_parquet_column_desc *col;
-    int col_index;
-    const cs_pq_node *node;
-    const cs_col_type *type; /* as read: the node's, or string for binary (Spark's schema) */
-    bool keep_dict;          /* a top-level string/binary column may stay dictionary-encoded */
-    /* the current chunk */
-    uint8_t *chunk;
-    size_t chunk_len;
-    bool open;
-    cs_parquet_page_reader pr;
-    cs_parquet_page page;
-    bool have_page;
-    uint32_t pos, vpos; /* next entry and next value of the page */
-    cs_column *dict_col;
-    cs_pq_page_index pi; /* the chunk's offset index (num_pages 0 when none) */
-    uint32_t next_page;  /* data pages read or skipped so far */
-    /* the batch's entries */
-    int16_t *def, *rep;
-    size_t n, def_cap, rep_cap;
-    bool dict_mode;
-    size_t nvals;
-    uint8_t *fixed; /* fixed-width values, nvals * width */
-    size_t fixed_cap;
-    int32_t *offs; /* BYTE_ARRAY: nvals + 1 */
-    size_t offs_cap;
-    uint8_t *data;
-    size_t data_len, data_cap;
-    uint32_t *idx; /* dictionary indices, nvals */
-    size_t idx_cap;
-    uint8_t *dense; /* converted values before scattering around nulls */
-    size_t dense_cap;
-} pq_leaf;
 
 typedef struct pq_plan pq_plan;
 struct pq_plan {
@@ -77,7 +39,7 @@ struct cs_pq_scan {
     const cs_scan_request *req;
     int64_t batch_rows;
     pq_plan root;
-    pq_leaf *leaves;
+    cs_pq_leaf *leaves;
     int n_leaves, leaves_cap;
     uint32_t *row_groups; /* selected */
     int n_row_groups, next_rg;
@@ -86,18 +48,11 @@ struct cs_pq_scan {
     int64_t rg_row;  /* the next row of the current row group */
     int64_t *ranges; /* its rows to read: [ranges[2i], ranges[2i+1]), rising */
     int n_ranges, range_i, ranges_cap;
+    const cs_scan_late_filter *late; /* NULL: every column read for every batch */
+    int64_t late_behind;       /* rows the other leaves are behind rg_row (passed over lazily) */
+    cs_col_type *early_schema; /* the late filter's columns */
     cs_pq_scan_stats stats;
 };
-
-static void grow(void **p, size_t *cap, size_t need, size_t size)
-{
-    if (need <= *cap) return;
-    size_t c = *cap ? *cap : 1024;
-    while (c < need)
-        c *= 2;
-    *p = cs_xrealloc(*p, c * size);
-    *cap = c;
-}
 
 /* ---- the read plan ---- */
 
@@ -109,7 +64,7 @@ static int add_leaf(cs_pq_scan *s, const cs_pq_node *node, const cs_col_type *ty
         s->leaves_cap = s->leaves_cap ? 2 * s->leaves_cap : 8;
         s->leaves = cs_xrealloc(s->leaves, (size_t)s->leaves_cap * sizeof *s->leaves);
     }
-    pq_leaf *l = &s->leaves[s->n_leaves];
+    cs_pq_leaf *l = &s->leaves[s->n_leaves];
     memset(l, 0, sizeof *l);
     l->col_index = node->leaf;
     l->col = &s->file->columns[node->leaf];
@@ -190,202 +145,12 @@ static void plan_free(pq_plan *p)
     free(p->children);
 }
 
-/* ---- staging one batch of a leaf ---- */
-
-static void leaf_close_chunk(pq_leaf *l)
-{
-    if (l->open) cs_parquet_page_reader_free(&l->pr);
-    l->open = false;
-    l->have_page = false;
-    l->next_page = 0;
-    cs_pq_page_index_free(&l->pi);
-    free(l->chunk);
-    l->chunk = NULL;
-    cs_column_unref(l->dict_col);
-    l->dict_col = NULL;
-}
-
-static void leaf_free(pq_leaf *l)
-{
-    leaf_close_chunk(l);
-    free(l->def);
-    free(l->rep);
-    free(l->fixed);
-    free(l->offs);
-    free(l->data);
-    free(l->idx);
-    free(l->dense);
-}
-
-static int leaf_open_chunk(cs_pq_scan *s, pq_leaf *l, uint32_t rg, cs_error *err)
-{
-    leaf_close_chunk(l);
-    int rc = cs_parquet_file_read_chunk(s->file, rg, (uint32_t)l->col_index, &l->chunk,
-                                        &l->chunk_len, err);
-    if (rc) return rc;
-    const cs_parquet_column_meta *cm = &s->file->meta.row_groups[rg].columns[l->col_index].meta;
-    char where[512];
-    snprintf(where, sizeof where, "%s: column %s, row group %u", s->file->name, l->col->path, rg);
-    cs_parquet_page_reader_init(&l->pr, where, l->col, cm->codec, l->chunk, l->chunk_len,
-                                cm->num_values, cm->total_uncompressed_size);
-    l->pr.keep_dictionary = l->keep_dict;
-    l->open = true;
-    return CS_OK;
-}
-
-static size_t leaf_width(const pq_leaf *l)
-{
-    return cs_parquet_value_width(l->col->type, l->col->type_length);
-}
-
-/* Appends byte array values [first, first + n) of v to the staging. */
-static void stage_bytes(pq_leaf *l, const cs_parquet_values *v, uint32_t first, uint32_t n)
-{
-    int32_t base = v->offsets[first];
-    size_t bytes = (size_t)(v->offsets[first + n] - base);
-    grow((void **)&l->offs, &l->offs_cap, l->nvals + n + 1, sizeof *l->offs);
-    grow((void **)&l->data, &l->data_cap, l->data_len + bytes + 1, 1);
-    if (bytes) memcpy(l->data + l->data_len, v->data + base, bytes);
-    int32_t shift = (int32_t)l->data_len - base;
-    l->offs[0] = 0;
-    for (uint32_t i = 1; i <= n; i++)
-        l->offs[l->nvals + i] = v->offsets[first + i] + shift;
-    l->nvals += n;
-    l->data_len += bytes;
-}
-
-/* Appends dictionary values dict[idx[i]] to the staging (plain). */
-static void stage_from_dict(pq_leaf *l, const cs_parquet_values *dict, const uint32_t *idx,
-                            uint32_t n)
-{
-    if (dict->type != CS_PQ_BYTE_ARRAY) {
-        size_t w = leaf_width(l);
-        grow((void **)&l->fixed, &l->fixed_cap, (l->nvals + n) * w + 8, 1);
-        for (uint32_t i = 0; i < n; i++)
-            memcpy(l->fixed + (l->nvals + i) * w, dict->fixed + (size_t)idx[i] * w, w);
-        l->nvals += n;
-        return;
-    }
-    for (uint32_t i = 0; i < n; i++)
-        stage_bytes(l, dict, idx[i], 1);
-}
-
-/* The staged indices become plain values (a page without the dictionary follows them). */
-static void leave_dict_mode(pq_leaf *l)
-{
-    size_t n = l->nvals;
-    l->dict_mode = false;
-    l->nvals = 0;
-    l->data_len = 0;
-    uint32_t *idx = l->idx;
-    l->idx = NULL;
-    size_t cap = l->idx_cap;
-    l->idx_cap = 0;
-    stage_from_dict(l, &l->pr.dict, idx, (uint32_t)n);
-    free(l->idx);
-    l->idx = idx;
-    l->idx_cap = cap;
-}
-
-static void stage_values(pq_leaf *l, uint32_t n)
-{
-    const cs_parquet_page *pg = &l->page;
-    if (pg->dict_indices) {
-        if (l->nvals == 0) l->dict_mode = true;
-        if (l->dict_mode) {
-            grow((void **)&l->idx, &l->idx_cap, l->nvals + n, sizeof *l->idx);
-            memcpy(l->idx + l->nvals, pg->dict_indices + l->vpos, (size_t)n * sizeof *l->idx);
-            l->nvals += n;
-        } else {
-            stage_from_dict(l, pg->dictionary, pg->dict_indices + l->vpos, n);
-        }
-    } else {
-        if (l->dict_mode) leave_dict_mode(l);
-        if (l->col->type == CS_PQ_BYTE_ARRAY) {
-            stage_bytes(l, pg->values, l->vpos, n);
-        } else {
-            size_t w = leaf_width(l);
-            grow((void **)&l->fixed, &l->fixed_cap, (l->nvals + n) * w + 8, 1);
-            memcpy(l->fixed + l->nvals * w, pg->values->fixed + (size_t)l->vpos * w, n * w);
-            l->nvals += n;
-        }
-    }
-    l->vpos += n;
-}
-
-/* Stages the entries of the next `rows` rows of the leaf's chunk. */
-static int leaf_gather(cs_pq_scan *s, pq_leaf *l, int64_t rows, cs_error *err)
-{
-    int16_t max_def = l->col->max_def, max_rep = l->col->max_rep;
-    l->n = 0;
-    l->nvals = 0;
-    l->data_len = 0;
-    l->dict_mode = false;
-    if (l->offs_cap == 0) grow((void **)&l->offs, &l->offs_cap, 1, sizeof *l->offs);
-    l->offs[0] = 0;
-    int64_t got = 0;
-    for (;;) {
-        if (!l->have_page || l->pos == l->page.num_values) {
-            if (got == rows && max_rep == 0) break;
-            int rc = cs_parquet_page_reader_next(&l->pr, &l->page, err);
-            if (rc < 0) return rc;
-            if (rc == 0) {
-                l->have_page = false;
-                if (got < rows)
-                    return cs_error_set(
-                        err, CS_EPROTO,
-                        "%s: the column chunk ends %lld rows short of its row group", l->pr.where,
-                        (long long)(rows - got));
-                break;
-            }
-            l->have_page = true;
-            l->pos = l->vpos = 0;
-            l->next_page++;
-            continue;
-        }
-        const cs_parquet_page *pg = &l->page;
-        uint32_t a = l->pos, e = a, nv = pg->num_values;
-        if (max_rep == 0) {
-            uint64_t take = nv - a;
-            if ((int64_t)take > rows - got) take = (uint64_t)(rows - got);
-            e = a + (uint32_t)take;
-            got += (int64_t)take;
-        } else {
-            while (e < nv) {
-                if (pg->rep_levels[e] == 0) {
-                    if (got == rows) break;
-                    got++;
-                }
-                e++;
-            }
-            if (e == a) break; /* the next row begins here */
-        }
-        uint32_t cnt = e - a;
-        if (max_def > 0) {
-            grow((void **)&l->def, &l->def_cap, l->n + cnt, sizeof *l->def);
-            memcpy(l->def + l->n, pg->def_levels + a, cnt * sizeof *l->def);
-            uint32_t present = 0;
-            for (uint32_t i = a; i < e; i++)
-                present += pg->def_levels[i] == max_def;
-            cnt = present;
-        }
-        if (max_rep > 0) grow((void **)&l->rep, &l->rep_cap, l->n + (e - a), sizeof *l->rep);
-        if (max_rep > 0) memcpy(l->rep + l->n, pg->rep_levels + a, (e - a) * sizeof *l->rep);
-        l->n += e - a;
-        if (cnt) stage_values(l, cnt);
-        l->pos = e;
-        if (max_rep == 0 && got == rows) break;
-    }
-    (void)s;
-    return CS_OK;
-}
-
 /* ---- assembling columns ---- */
 
 #define SLOT(slots, k) ((slots) ? (slots)[k] : (uint32_t)(k))
 
 /* The entries of l that begin rows; NULL when every entry does (l is not repeated). */
-static uint32_t *top_slots(const pq_leaf *l, int64_t *n)
+static uint32_t *top_slots(const cs_pq_leaf *l, int64_t *n)
 {
     if (l->col->max_rep == 0) {
         *n = (int64_t)l->n;
@@ -401,8 +166,8 @@ static uint32_t *top_slots(const pq_leaf *l, int64_t *n)
 
 /* Through a list or map node: the slots of its entries, from the slots of the node itself.
  * offsets (n + 1), when given, receive where each slot's entries begin. */
-static uint32_t *expand(const pq_leaf *l, const cs_pq_node *node, const uint32_t *slots, int64_t n,
-                        int32_t *offsets, int64_t *child_n)
+static uint32_t *expand(const cs_pq_leaf *l, const cs_pq_node *node, const uint32_t *slots,
+                        int64_t n, int32_t *offsets, int64_t *child_n)
 {
     uint32_t *out = cs_xmalloc((l->n + 1) * sizeof *out);
     int64_t m = 0;
@@ -423,7 +188,7 @@ static uint32_t *expand(const pq_leaf *l, const cs_pq_node *node, const uint32_t
 /* The slots of plan p in its own level leaf's stream, walking down from the rows. */
 static uint32_t *slots_for(cs_pq_scan *s, const pq_plan *p, int64_t *n)
 {
-    const pq_leaf *l = &s->leaves[p->level_leaf];
+    const cs_pq_leaf *l = &s->leaves[p->level_leaf];
     const pq_plan *path[CS_PARQUET_MAX_SCHEMA_DEPTH + 2];
     int depth = 0;
     for (const pq_plan *a = p->parent; a && a->parent; a = a->parent)
@@ -454,7 +219,7 @@ static void *column_buffer(cs_column *c, uint8_t **which, size_t *size, size_t b
 }
 
 /* Null where the slot's definition level is below def. */
-static void set_validity(cs_column *c, const pq_leaf *l, const uint32_t *slots, int64_t n,
+static void set_validity(cs_column *c, const cs_pq_leaf *l, const uint32_t *slots, int64_t n,
                          int16_t def)
 {
     if (def == 0 || l->col->max_def == 0) return;
@@ -485,7 +250,7 @@ static int64_t read_le64(const uint8_t *p)
 }
 
 /* Converts staged values [0, count) into out, in the Spark type's width. */
-static void convert_dense(const pq_leaf *l, size_t count, uint8_t *out)
+static void convert_dense(const cs_pq_leaf *l, size_t count, uint8_t *out)
 {
     if (count == 0) return; /* no buffers at all */
     const uint8_t *src = l->fixed;
@@ -562,7 +327,7 @@ static void convert_dense(const pq_leaf *l, size_t count, uint8_t *out)
     }
 }
 
-static cs_column *dict_column(cs_pq_scan *s, pq_leaf *l)
+static cs_column *dict_column(cs_pq_scan *s, cs_pq_leaf *l)
 {
     if (l->dict_col) return l->dict_col;
     const cs_parquet_values *d = &l->pr.dict;
@@ -576,7 +341,7 @@ static cs_column *dict_column(cs_pq_scan *s, pq_leaf *l)
     return c;
 }
 
-static cs_column *leaf_column(cs_pq_scan *s, pq_leaf *l, const cs_col_type *type,
+static cs_column *leaf_column(cs_pq_scan *s, cs_pq_leaf *l, const cs_col_type *type,
                               const uint32_t *slots, int64_t n)
 {
     cs_column *c = new_column(s, type, n);
@@ -627,7 +392,7 @@ static cs_column *leaf_column(cs_pq_scan *s, pq_leaf *l, const cs_col_type *type
     size_t present = (size_t)(n - c->null_count);
     const uint8_t *from = l->fixed;
     if (conv != CS_PQ_CONV_COPY) {
-        grow((void **)&l->dense, &l->dense_cap, present * tw + 16, 1);
+        cs_pq_grow((void **)&l->dense, &l->dense_cap, present * tw + 16, 1);
         convert_dense(l, present, l->dense);
         from = l->dense;
     }
@@ -672,7 +437,7 @@ static cs_column *assemble_child(cs_pq_scan *s, const pq_plan *p, int k, const u
 static cs_column *assemble(cs_pq_scan *s, const pq_plan *p, const uint32_t *slots, int64_t n,
                            cs_error *err)
 {
-    pq_leaf *l = &s->leaves[p->level_leaf];
+    cs_pq_leaf *l = &s->leaves[p->level_leaf];
     const cs_pq_node *node = p->node;
     if (node->kind == CS_PQ_NODE_LEAF) return leaf_column(s, l, p->type, slots, n);
     cs_column *c = new_column(s, p->type, n);
@@ -705,11 +470,12 @@ void cs_pq_scan_free(cs_pq_scan *s)
 {
     if (!s) return;
     for (int k = 0; k < s->n_leaves; k++)
-        leaf_free(&s->leaves[k]);
+        cs_pq_leaf_free(&s->leaves[k]);
     free(s->leaves);
     plan_free(&s->root);
     free(s->row_groups);
     free(s->ranges);
+    if (s->early_schema) cs_col_type_unref(s->early_schema);
     if (s->file) cs_pq_schema_free(&s->schema);
     cs_parquet_file_free(s->file);
     free(s);
@@ -718,6 +484,46 @@ void cs_pq_scan_free(cs_pq_scan *s)
 const cs_pq_scan_stats *cs_pq_scan_stats_of(const cs_pq_scan *s)
 {
     return &s->stats;
+}
+
+/* Sets up the request's late filter when its columns are top-level leaves of the file and
+ * some other column is read (else there is nothing to pass over). */
+static void plan_late_filter(cs_pq_scan *s)
+{
+    const cs_scan_late_filter *lf = s->req->late;
+    if (!lf || lf->n_columns <= 0 || !lf->test || lf->n_columns >= s->root.n_children) return;
+    cs_col_field *fields = cs_xcalloc((size_t)lf->n_columns, sizeof *fields);
+    for (int i = 0; i < lf->n_columns; i++) {
+        int c = lf->columns[i];
+        if (c < 0 || c >= s->root.n_children || (i > 0 && c <= lf->columns[i - 1])) goto out;
+        const pq_plan *p = &s->root.children[c];
+        if (!p->node || p->node->kind != CS_PQ_NODE_LEAF) goto out;
+        fields[i] = s->req->read_schema->fields[c];
+    }
+    for (int i = 0; i < lf->n_columns; i++) {
+        s->leaves[s->root.children[lf->columns[i]].level_leaf].early = true;
+        cs_col_type_ref(fields[i].type);
+    }
+    s->early_schema = cs_col_type_struct(fields, lf->n_columns);
+    s->late = lf;
+out:
+    free(fields);
+}
+
+/* Whether the late filter's bound rules row group g out by its statistics. */
+static bool bound_rules_out(cs_pq_scan *s, uint32_t g)
+{
+    cs_scan_filter f;
+    bool nulls_pass = false;
+    if (!s->late || !s->late->bound || !s->late->bound(s->late->arg, &f, &nulls_pass)) return false;
+    const cs_pq_node *node = cs_pq_node_field(&s->schema.root, f.column);
+    if (!node || node->kind != CS_PQ_NODE_LEAF || node->leaf < 0) return false;
+    if (nulls_pass) {
+        const cs_parquet_column_meta *cm = &s->file->meta.row_groups[g].columns[node->leaf].meta;
+        if (!cm->has_statistics || !cm->statistics.has_null_count || cm->statistics.null_count != 0)
+            return false;
+    }
+    return !cs_pq_row_group_may_match(&s->schema, g, &f, 1);
 }
 
 /* The row groups whose midpoint lies in the split (Spark's rule), less those the filters rule
@@ -773,80 +579,8 @@ int cs_pq_scan_open(const cs_file_split *split, const cs_scan_request *req, cs_p
         return rc;
     }
     select_row_groups(s, split);
+    plan_late_filter(s);
     *out = s;
-    return CS_OK;
-}
-
-/* Passes over k rows of a leaf from row `row` of its row group, its position at the start of
- * that row: whole pages the offset index places inside them are skipped undecoded, the rest
- * decoded and dropped. A repeated leaf's rows are counted by its repetition levels (an entry
- * of level 0 begins a row); with an offset index its pages begin on rows (parquet-format's
- * rule), without one the last row may go on in the next page. */
-static int leaf_skip(cs_pq_scan *s, pq_leaf *l, int64_t row, int64_t k, cs_error *err)
-{
-    bool repeated = l->col->max_rep > 0;
-    for (;;) {
-        if (!l->have_page || l->pos == l->page.num_values) {
-            if (k == 0 && (!repeated || l->pi.num_pages > 0)) break;
-            uint32_t np = l->next_page;
-            int rc;
-            if (np < l->pi.num_pages && l->pi.first_row[np] == row &&
-                l->pi.first_row[np + 1] - row <= k) {
-                uint32_t nv;
-                int64_t rows = l->pi.first_row[np + 1] - row;
-                if ((rc = cs_parquet_page_reader_skip(&l->pr, &nv, err)) < 0) return rc;
-                if (rc == 0 || (repeated ? nv < rows : nv != rows))
-                    return cs_error_set(
-                        err, CS_EPROTO,
-                        "%s: the page index says page %u holds %lld rows, it has %u %s",
-                        l->pr.where, np, (long long)rows, rc ? nv : 0,
-                        repeated ? "values" : "rows");
-                l->have_page = false;
-                l->next_page++;
-                s->stats.pages_skipped++;
-                row += rows;
-                k -= rows;
-                continue;
-            }
-            if ((rc = cs_parquet_page_reader_next(&l->pr, &l->page, err)) < 0) return rc;
-            if (rc == 0) {
-                l->have_page = false;
-                if (k == 0) break; /* the chunk's last row ended with its last page */
-                return cs_error_set(err, CS_EPROTO,
-                                    "%s: the column chunk ends %lld rows short of its row group",
-                                    l->pr.where, (long long)k);
-            }
-            l->have_page = true;
-            l->pos = l->vpos = 0;
-            l->next_page++;
-            continue;
-        }
-        const cs_parquet_page *pg = &l->page;
-        uint32_t a = l->pos, e = a, nv = pg->num_values;
-        if (!repeated) {
-            uint32_t take = nv - a;
-            if ((int64_t)take > k) take = (uint32_t)k;
-            e = a + take;
-            row += take;
-            k -= take;
-        } else {
-            for (; e < nv; e++)
-                if (pg->rep_levels[e] == 0) { /* row `row` begins */
-                    if (k == 0) break;
-                    row++;
-                    k--;
-                }
-        }
-        uint32_t present = e - a;
-        if (pg->def_levels) {
-            present = 0;
-            for (uint32_t i = a; i < e; i++)
-                present += pg->def_levels[i] == l->col->max_def;
-        }
-        l->pos = e;
-        l->vpos += present;
-        if (e < nv) break; /* stopped at the first entry of the row to read */
-    }
     return CS_OK;
 }
 
@@ -918,8 +652,8 @@ static int open_row_group(cs_pq_scan *s, uint32_t g, cs_error *err)
     s->cur_rg = (int)g;
     s->rg_row = 0;
     for (int k = 0; k < s->n_leaves; k++) {
-        pq_leaf *l = &s->leaves[k];
-        if (leaf_open_chunk(s, l, g, err)) return -1;
+        cs_pq_leaf *l = &s->leaves[k];
+        if (cs_pq_leaf_open_chunk(l, s->file, g, err)) return -1;
         cs_error ignored = {0};
         if (s->n_ranges != 1 || s->ranges[0] != 0)
             cs_pq_page_index_read(s->file, g, (uint32_t)l->col_index, false, &l->pi, &ignored);
@@ -928,48 +662,131 @@ static int open_row_group(cs_pq_scan *s, uint32_t g, cs_error *err)
     return CS_OK;
 }
 
+/* Gathers the next n rows of the leaves whose `early` flag is `early`. */
+static int gather_leaves(cs_pq_scan *s, bool early, int64_t n, cs_error *err)
+{
+    for (int k = 0; k < s->n_leaves; k++)
+        if (s->leaves[k].early == early && cs_pq_leaf_gather(&s->leaves[k], n, err)) return -1;
+    return CS_OK;
+}
+
+/* Assembles the top-level columns k with cols[k] still NULL (the early ones are already). */
+static int assemble_rest(cs_pq_scan *s, cs_column **cols, int64_t n, cs_error *err)
+{
+    for (int k = 0; k < s->root.n_children; k++)
+        if (!cols[k] && !(cols[k] = assemble_child(s, &s->root, k, NULL, n, err))) return -1;
+    return CS_OK;
+}
+
+/* The late filter over the early columns of the next n rows (assembled into cols): *any false
+ * when none of them is wanted. */
+static int test_early(cs_pq_scan *s, cs_column **cols, int64_t n, bool *any, cs_error *err)
+{
+    const cs_scan_late_filter *lf = s->late;
+    if (gather_leaves(s, true, n, err)) return -1;
+    cs_column **early = cs_xcalloc((size_t)lf->n_columns, sizeof *early);
+    for (int i = 0; i < lf->n_columns; i++) {
+        int k = lf->columns[i];
+        if (!(cols[k] = assemble_child(s, &s->root, k, NULL, n, err))) {
+            for (int j = 0; j < i; j++)
+                cs_column_unref(early[j]);
+            free(early);
+            return -1;
+        }
+        early[i] = cs_column_ref(cols[k]);
+    }
+    cs_col_batch *b =
+        cs_col_batch_new(cs_col_type_ref(s->early_schema), early, lf->n_columns, n, err);
+    free(early);
+    if (!b) return -1;
+    int rc = lf->test(lf->arg, b, any, err);
+    cs_col_batch_unref(b);
+    return rc < 0 ? -1 : CS_OK;
+}
+
+/* Brings the leaves read after the late filter up to rg_row: the rows of the batches it let go
+ * are passed over in one go, so that whole pages inside them are skipped undecoded. */
+static int catch_up(cs_pq_scan *s, cs_error *err)
+{
+    int64_t k = s->late_behind;
+    s->late_behind = 0;
+    for (int i = 0; i < s->n_leaves && k > 0; i++)
+        if (!s->leaves[i].early &&
+            cs_pq_leaf_skip(&s->leaves[i], s->rg_row - k, k, &s->stats.pages_skipped, err))
+            return -1;
+    return CS_OK;
+}
+
 int cs_pq_scan_next(cs_pq_scan *s, cs_col_batch **out, cs_error *err)
 {
     *out = NULL;
-    while (!s->rg_open || s->range_i == s->n_ranges) {
-        if (s->rg_open)
-            for (int k = 0; k < s->n_leaves; k++)
-                leaf_close_chunk(&s->leaves[k]);
-        s->rg_open = false;
-        if (s->next_rg >= s->n_row_groups) return 0;
-        uint32_t g = s->row_groups[s->next_rg++];
-        plan_row_group(s, g);
-        if (s->n_ranges == 0) { /* every page of a filter column ruled out */
-            s->stats.row_groups_pruned++;
-            continue;
-        }
-        if (open_row_group(s, g, err)) return -1;
-    }
-    int64_t start = s->ranges[2 * s->range_i], end = s->ranges[2 * s->range_i + 1];
-    if (s->rg_row < start) {
-        for (int k = 0; k < s->n_leaves; k++)
-            if (leaf_skip(s, &s->leaves[k], s->rg_row, start - s->rg_row, err)) return -1;
-        s->rg_row = start;
-    }
-    int64_t n = end - s->rg_row < s->batch_rows ? end - s->rg_row : s->batch_rows;
-    for (int k = 0; k < s->n_leaves; k++)
-        if (leaf_gather(s, &s->leaves[k], n, err)) return -1;
     int nf = s->root.n_children;
     cs_column **cols = cs_xcalloc((size_t)(nf ? nf : 1), sizeof *cols);
-    for (int k = 0; k < nf; k++)
-        if (!(cols[k] = assemble_child(s, &s->root, k, NULL, n, err))) {
-            for (int j = 0; j < k; j++)
-                cs_column_unref(cols[j]);
-            free(cols);
-            return -1;
+    int rc = 0;
+    for (;;) {
+        while (!s->rg_open || s->range_i == s->n_ranges) {
+            if (s->rg_open)
+                for (int k = 0; k < s->n_leaves; k++)
+                    cs_pq_leaf_close_chunk(&s->leaves[k]);
+            s->rg_open = false;
+            s->late_behind = 0;
+            if (s->next_rg >= s->n_row_groups) goto done; /* the end: rc 0 */
+            uint32_t g = s->row_groups[s->next_rg++];
+            if (bound_rules_out(s, g)) {
+                s->stats.row_groups_pruned++;
+                s->stats.row_groups_bound_pruned++;
+                if (s->late->counts) s->late->counts->row_groups++;
+                continue;
+            }
+            plan_row_group(s, g);
+            if (s->n_ranges == 0) { /* every page of a filter column ruled out */
+                s->stats.row_groups_pruned++;
+                continue;
+            }
+            if (open_row_group(s, g, err)) goto fail;
         }
-    cs_col_batch *b =
-        cs_col_batch_new(cs_col_type_ref((cs_col_type *)s->root.type), cols, nf, n, err);
+        int64_t start = s->ranges[2 * s->range_i], end = s->ranges[2 * s->range_i + 1];
+        if (s->rg_row < start) {
+            if (catch_up(s, err)) goto fail;
+            for (int k = 0; k < s->n_leaves; k++)
+                if (cs_pq_leaf_skip(&s->leaves[k], s->rg_row, start - s->rg_row,
+                                    &s->stats.pages_skipped, err))
+                    goto fail;
+            s->rg_row = start;
+        }
+        int64_t n = end - s->rg_row < s->batch_rows ? end - s->rg_row : s->batch_rows;
+        bool any = true;
+        if (s->late && test_early(s, cols, n, &any, err)) goto fail;
+        if (!any) { /* no row wanted: the other columns' rows passed over undecoded */
+            s->late_behind += n;
+            for (int k = 0; k < nf; k++) {
+                cs_column_unref(cols[k]);
+                cols[k] = NULL;
+            }
+            s->stats.rows_passed_over += n;
+            if (s->late->counts) s->late->counts->rows += n;
+        } else {
+            /* without a late filter every leaf is a late one */
+            if (catch_up(s, err) || gather_leaves(s, false, n, err) ||
+                assemble_rest(s, cols, n, err))
+                goto fail;
+            *out = cs_col_batch_new(cs_col_type_ref((cs_col_type *)s->root.type), cols, nf, n, err);
+            memset(cols, 0, sizeof *cols * (size_t)nf); /* taken over, also on failure */
+            if (!*out) goto fail;
+            s->stats.rows_read += n;
+        }
+        s->rg_row += n;
+        if (s->rg_row == end) s->range_i++;
+        if (*out) {
+            rc = 1;
+            goto done;
+        }
+    }
+fail:
+    rc = -1;
+done:
+    for (int k = 0; k < nf; k++)
+        cs_column_unref(cols[k]);
     free(cols);
-    if (!b) return -1;
-    s->rg_row += n;
-    if (s->rg_row == end) s->range_i++;
-    s->stats.rows_read += n;
-    *out = b;
-    return 1;
+    return rc;
 }

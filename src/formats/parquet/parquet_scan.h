@@ -14,6 +14,11 @@
  * by req->alloc. A top-level string or binary column whose pages are dictionary-encoded stays
  * dictionary-encoded in the batch (column.h), sharing one dictionary column per chunk.
  *
+ * Late filter (req->late, file_format.h): its columns are read first; a batch whose rows it
+ * does not want has its other columns passed over (whole pages skipped undecoded where a page's
+ * header or the offset index shows it lies inside the batch) and is not returned; a row group
+ * its bound rules out by statistics is not opened.
+ *
  * Errors: one line naming the file, the column and the row group (the page iterator adds the
  * page). Ownership: the scan owns its file, schema, chunk buffers and staging; the request and
  * split are borrowed for its life; batches returned carry one reference for the caller.
@@ -29,10 +34,12 @@ typedef struct cs_pq_scan cs_pq_scan;
 
 /* What a scan skipped and read (tests and metrics). */
 typedef struct cs_pq_scan_stats {
-    int64_t row_groups_in_split; /* row groups whose midpoint is in the split */
-    int64_t row_groups_pruned;   /* of those, ruled out by statistics */
-    int64_t pages_skipped;       /* pages ruled out by the page index */
-    int64_t rows_read;
+    int64_t row_groups_in_split;     /* row groups whose midpoint is in the split */
+    int64_t row_groups_pruned;       /* of those, ruled out by statistics */
+    int64_t row_groups_bound_pruned; /* of those, by the late filter's bound (a top-N's) */
+    int64_t pages_skipped;           /* pages passed over undecoded (page index, late filter) */
+    int64_t rows_read;               /* rows returned */
+    int64_t rows_passed_over;        /* rows the late filter let go with only its columns decoded */
 } cs_pq_scan_stats;
 
 int cs_pq_scan_open(const cs_file_split *split, const cs_scan_request *req, cs_pq_scan **out,

@@ -556,6 +556,49 @@ static void test_sql_queries_replayed(void **state)
     cs_json_protocol_free(jp);
 }
 
+/* Each ended attempt's Task Info says how it ended as Spark's TaskInfo does: a killed attempt
+ * (TaskKilled, e.g. the other tasks of a job that failed) "Killed" and not "Failed", else Spark's
+ * History Server shows it FAILED; a failed one "Failed"; a successful one neither. */
+static void test_task_info_killed_not_failed(void **state)
+{
+    (void)state;
+    cs_error err = {0};
+    cs_json_protocol *jp = cs_json_protocol_new(NULL, &err);
+    assert_non_null(jp);
+    cs_task_end_reason killed = {.kind = CS_END_TASK_KILLED};
+    cs_task_end_reason thrown = {.kind = CS_END_EXCEPTION};
+    const struct {
+        const cs_task_end_reason *reason;
+        bool succeeded, want_failed, want_killed;
+    } ends[] = {{&killed, false, false, true},
+                {&thrown, false, true, false},
+                {NULL, false, true, false},
+                {NULL, true, false, false}};
+    for (int i = 0; i < (int)(sizeof ends / sizeof ends[0]); i++) {
+        cs_event start = {.kind = CS_EV_TASK_START,
+                          .job_id = -1,
+                          .task_id = i,
+                          .partition = i,
+                          .executor_id = "1",
+                          .host = "localhost",
+                          .time_ms = 1790000000000};
+        json_decref(cs_json_protocol_event(jp, &start));
+        cs_event end = start;
+        end.kind = CS_EV_TASK_END;
+        end.time_ms = 1790000000100;
+        end.succeeded = ends[i].succeeded;
+        end.end_reason = ends[i].reason;
+        end.reason = ends[i].succeeded ? NULL : "stopped";
+        json_t *o = cs_json_protocol_event(jp, &end);
+        assert_non_null(o);
+        json_t *info = json_object_get(o, "Task Info");
+        assert_int_equal(json_is_true(json_object_get(info, "Failed")), ends[i].want_failed);
+        assert_int_equal(json_is_true(json_object_get(info, "Killed")), ends[i].want_killed);
+        json_decref(o);
+    }
+    cs_json_protocol_free(jp);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -567,6 +610,7 @@ int main(void)
         cmocka_unit_test(test_storage_and_accumulables),
         cmocka_unit_test(test_overlong_line_skipped_unheld),
         cmocka_unit_test(test_sql_queries_replayed),
+        cmocka_unit_test(test_task_info_killed_not_failed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

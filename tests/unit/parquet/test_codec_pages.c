@@ -4,7 +4,8 @@
  * fails naming the codec and both sizes; Hadoop-framed LZ4 in several frames, the LZ4 frame format
  * and a bare block all read as LZ4; LZO is refused by name. Pages: a column chunk built here
  * (dictionary page, data page v1 with levels, data page v2, an index page to skip) reads back
- * level for level and value for value, with the dictionary kept or materialized; and each lie a
+ * level for level and value for value, with the dictionary kept or materialized; a peek leaves
+ * the next page in place and lazy indices unpack what is asked past a gap; and each lie a
  * chunk can tell (compressed size past the chunk, uncompressed size past the chunk's, more values
  * than the chunk, a v2 null count that the levels contradict, an index past the dictionary, a
  * dictionary-encoded page without a dictionary, a chunk that ends short) is one message naming
@@ -320,12 +321,56 @@ static void test_pages_that_lie(void **state)
     cs_sbuf_free(&b.chunk);
 }
 
+/* peek leaves the page where it is; lazy indices are unpacked as asked, passing over a gap,
+ * and asking behind the last one is refused */
+static void test_peek_and_lazy_indices(void **state)
+{
+    (void)state;
+    built b;
+    build_chunk(&b, CS_PQ_CODEC_UNCOMPRESSED, 0, 0);
+    cs_parquet_page_reader r;
+    cs_parquet_page_reader_init(&r, "f.parquet: column c, row group 0", &optional_int,
+                                CS_PQ_CODEC_UNCOMPRESSED, (const uint8_t *)b.chunk.data,
+                                b.chunk.len, 200, 1 << 20);
+    r.keep_dictionary = r.lazy_indices = true;
+    cs_error err = {0};
+    uint32_t nv = 0;
+    assert_int_equal(cs_parquet_page_reader_peek(&r, &nv, &err), 1);
+    assert_int_equal(nv, 100);
+    assert_int_equal(cs_parquet_page_reader_peek(&r, &nv, &err), 1); /* still the first page */
+    assert_int_equal(nv, 100);
+    cs_parquet_page p;
+    assert_int_equal(cs_parquet_page_reader_next(&r, &p, &err), 1);
+    assert_true(p.dict_lazy);
+    assert_null(p.dict_indices);
+    uint32_t want[100], n = 0; /* the page's non-null values, in order */
+    for (uint32_t row = 0; row < 100; row++)
+        if (row % 3 != 0) want[n++] = row * 10 % 7;
+    assert_int_equal(n, p.num_nonnull);
+    const uint32_t *ix = cs_parquet_page_reader_indices(&r, 0, 10, &err);
+    assert_non_null(ix);
+    for (uint32_t k = 0; k < 10; k++)
+        assert_int_equal(ix[k], want[k]);
+    ix = cs_parquet_page_reader_indices(&r, 40, n - 40, &err); /* 10..40 passed over */
+    assert_non_null(ix);
+    for (uint32_t k = 40; k < n; k++)
+        assert_int_equal(ix[k - 40], want[k]);
+    assert_null(cs_parquet_page_reader_indices(&r, 20, 1, &err));
+    assert_non_null(strstr(err.msg, "f.parquet: column c"));
+    assert_int_equal(cs_parquet_page_reader_next(&r, &p, &err), 1); /* the plain v2 page */
+    assert_false(p.dict_lazy);
+    assert_int_equal(cs_parquet_page_reader_peek(&r, &nv, &err), 0);
+    cs_parquet_page_reader_free(&r);
+    cs_sbuf_free(&b.chunk);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_codecs_round_trip_and_lies),
         cmocka_unit_test(test_pages_read_back),
         cmocka_unit_test(test_pages_that_lie),
+        cmocka_unit_test(test_peek_and_lazy_indices),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,7 +4,9 @@
  * as Spark's RangeExec (spark.range(10, 0, -3, 3) gives [10], [7], [4, 1]); a hash join with a
  * residual condition against a nested-loop reference; UNION, SORT, TOP_N, LIMIT, PROJECT; a
  * FILE_SCAN reading its task's file group with the translatable pushed filters handed to the
- * format; input leaves through open_input; and bad trees refused with one line.
+ * format; TOP_N over FILTER over FILE_SCAN with the TopN's bound pushed into the scan (row
+ * groups and batches passed over, the rows unchanged); input leaves through open_input; and
+ * bad trees refused with one line.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -369,6 +371,123 @@ static void test_file_scan_group_and_pushed_filters(void **state)
     cs_remove_tree(dir);
 }
 
+/* ---- TOP_N over FILTER over FILE_SCAN: the TopN's bound pushed into the scan ---- */
+
+/* 20,000 rows (k = i % 3, v = i rising, null for the last row, name "n<i>") in small row groups
+ * of small pages, so that a bound on v rules later row groups out by their statistics. */
+static uint64_t write_rising(const char *path)
+{
+    enum { N = 20000 };
+    const cs_file_format *pq = cs_file_format_find("parquet");
+    cs_col_type *schema =
+        t_schema(3, (const char *[]){"k", "v", "name"},
+                 (cs_col_type *[]){T(CS_TYPE_LONG), T(CS_TYPE_LONG), T(CS_TYPE_STRING)});
+    int64_t *ks = calloc(N, sizeof *ks), *vs = calloc(N, sizeof *vs);
+    uint8_t *valid = calloc(N, 1); /* a byte per row */
+    char(*names)[16] = calloc(N, sizeof *names);
+    const char **np = calloc(N, sizeof *np);
+    for (int64_t i = 0; i < N; i++) {
+        ks[i] = i % 3;
+        vs[i] = i;
+        valid[i] = i != N - 1;
+        snprintf(names[i], sizeof names[i], "n%lld", (long long)i);
+        np[i] = names[i];
+    }
+    cs_col_batch *b = t_batch(
+        schema, (cs_column *[]){t_longs(ks, N, NULL), t_longs(vs, N, valid), t_strings(np, N)}, N);
+    const char *keys[] = {"parquet.block.size", "parquet.page.row.count.limit"};
+    const char *values[] = {"16384", "300"};
+    cs_format_options small = {keys, values, 2};
+    void *w = NULL;
+    cs_error err = {0};
+    assert_int_equal(pq->open_writer(path, schema, &small, &w, &err), 0);
+    assert_int_equal(pq->write_batch(w, b, &err), 0);
+    assert_int_equal(pq->close_writer(w, true, &err), 0);
+    cs_col_batch_unref(b);
+    cs_col_type_unref(schema);
+    free(ks);
+    free(vs);
+    free(valid);
+    free(names);
+    free(np);
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+    return (uint64_t)st.st_size;
+}
+
+/* SELECT * FROM t WHERE k = 1 ORDER BY v [DESC] LIMIT 4, as one task's tree. */
+static cs_phys_node *top_n_over_scan(const char *path, uint64_t size, bool descending)
+{
+    cs_col_type *schema =
+        t_schema(3, (const char *[]){"k", "v", "name"},
+                 (cs_col_type *[]){T(CS_TYPE_LONG), T(CS_TYPE_LONG), T(CS_TYPE_STRING)});
+    cs_phys_node *scan = cs_phys_new(CS_PH_FILE_SCAN, cs_col_type_ref(schema), 0);
+    scan->format = strdup("parquet");
+    scan->data_schema = cs_col_type_ref(schema);
+    scan->read_schema = schema;
+    scan->n_splits = 1;
+    scan->split_uri = calloc(1, sizeof(char *));
+    scan->split_start = calloc(1, sizeof(uint64_t));
+    scan->split_length = calloc(1, sizeof(uint64_t));
+    scan->split_file_size = calloc(1, sizeof(uint64_t));
+    scan->split_uri[0] = strdup(path);
+    scan->split_length[0] = scan->split_file_size[0] = size;
+    scan->n_groups = 1;
+    scan->group_start = calloc(2, sizeof(int));
+    scan->group_start[1] = 1;
+    cs_phys_node *filter = unary(CS_PH_FILTER, NULL, scan);
+    filter->condition = call2("=", col(0), lit(1));
+    cs_phys_node *top = unary(CS_PH_TOP_N, NULL, filter);
+    top->n_sort_keys = 1;
+    top->sort_keys = calloc(1, sizeof *top->sort_keys);
+    top->sort_keys[0] = (cs_sort_key){1, descending, !descending};
+    top->limit = 4;
+    return top;
+}
+
+static void test_top_n_bound_skips_row_groups_of_the_scan(void **state)
+{
+    (void)state;
+    char tmp[] = "/tmp/cs_topn_scan_XXXXXX", path[256];
+    assert_non_null(mkdtemp(tmp));
+    snprintf(path, sizeof path, "%s/rising.parquet", tmp);
+    uint64_t size = write_rising(path);
+    cs_sql_exec_ctx ctx = t_ctx();
+    ctx.batch_rows = 256;
+    /* ASC NULLS FIRST: the null row first, then the first rows; past the first batches the
+     * bound (v <= 10) rules the rest out: row groups by statistics (not the last one, which
+     * holds the null), other batches with only k and v decoded */
+    cs_phys_node *asc = top_n_over_scan(path, size, false);
+    cs_phys_inputs in = {.partition = 0};
+    cs_error err = {0};
+    cs_sql_op *op = cs_phys_build(asc, &in, &err);
+    assert_non_null(op);
+    t_rows r = t_run(op, &ctx);
+    assert_int_equal(r.rc, CS_OK);
+    const cs_sql_op *scan = op->children[0]->children[0];
+    assert_string_equal(scan->vt->name, "FileScan");
+    assert_true(scan->metrics.row_groups_skipped > 0);
+    assert_true(scan->metrics.rows_skipped > 0);
+    assert_true(scan->metrics.rows_out < 20000 / 2);
+    cs_sql_op_free(op);
+    expect_rows(&r, (const char *[]){"1|NULL|'n19999'", "1|1|'n1'", "1|4|'n4'", "1|7|'n7'"}, 4);
+    cs_phys_free(asc);
+    /* DESC NULLS LAST: the best rows come last, nothing can be ruled out early, and the
+     * answer is the same as reading everything */
+    cs_phys_node *desc = top_n_over_scan(path, size, true);
+    op = cs_phys_build(desc, &in, &err);
+    assert_non_null(op);
+    r = t_run(op, &ctx);
+    assert_int_equal(r.rc, CS_OK);
+    cs_sql_op_free(op);
+    expect_rows(&r,
+                (const char *[]){"1|19996|'n19996'", "1|19993|'n19993'", "1|19990|'n19990'",
+                                 "1|19987|'n19987'"},
+                4);
+    cs_phys_free(desc);
+    cs_remove_tree(tmp);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -378,6 +497,7 @@ int main(void)
         cmocka_unit_test(test_union_sort_top_n_limit_project),
         cmocka_unit_test(test_input_leaves_and_bad_trees),
         cmocka_unit_test(test_file_scan_group_and_pushed_filters),
+        cmocka_unit_test(test_top_n_bound_skips_row_groups_of_the_scan),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
