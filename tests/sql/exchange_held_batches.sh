@@ -11,15 +11,8 @@ lib_init "$@"
 SQL=$BIN/cspark-sql
 need "$SQL"
 HERE=$SRC/tests/sql
-DATA=$BUILD/sql-data
-if ! "$SRC/scripts/sql-testdata.sh" "$DATA" tpch >/dev/null; then
-    echo "SKIP: the TPC-H data cannot be made (scripts/sql-testdata.sh)"
-    exit 77
-fi
-for t in customer lineitem nation orders part partsupp region supplier; do
-    [ -e "$DATA/tpch-sf0.1/$t.parquet" ] || fail "$DATA/tpch-sf0.1/$t.parquet is missing"
-    echo "CREATE TEMPORARY VIEW $t USING parquet OPTIONS (path '$DATA/tpch-sf0.1/$t.parquet');"
-done >"$T/views.sql"
+. "$(dirname "$0")/lib/tpch.sh"
+tpch_views
 for name in q05 q07 q18 q21; do
     TZ=UTC timeout 600 "$SQL" --master 'local[2]' --conf spark.ui.enabled=false \
         --conf spark.sql.session.timeZone=UTC --conf spark.sql.shuffle.partitions=2 \
