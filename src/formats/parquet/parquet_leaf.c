@@ -155,6 +155,26 @@ static int stage_values(cs_pq_leaf *l, uint32_t n, cs_error *err)
     return CS_OK;
 }
 
+/* Reads the leaf's next page. 1: it is the current page; 0: the chunk ended, with `rows_left`
+ * rows of the row group still wanted (0 is the chunk's right end; more is an error); <0: error. */
+static int next_page(cs_pq_leaf *l, int64_t rows_left, cs_error *err)
+{
+    int rc = cs_parquet_page_reader_next(&l->pr, &l->page, err);
+    if (rc < 0) return rc;
+    if (rc == 0) {
+        l->have_page = false;
+        if (rows_left > 0)
+            return cs_error_set(err, CS_EPROTO,
+                                "%s: the column chunk ends %lld rows short of its row group",
+                                l->pr.where, (long long)rows_left);
+        return 0;
+    }
+    l->have_page = true;
+    l->pos = l->vpos = 0;
+    l->next_page++;
+    return 1;
+}
+
 /* Stages the entries of the next `rows` rows of the leaf's chunk. */
 int cs_pq_leaf_gather(cs_pq_leaf *l, int64_t rows, cs_error *err)
 {
@@ -169,20 +189,9 @@ int cs_pq_leaf_gather(cs_pq_leaf *l, int64_t rows, cs_error *err)
     for (;;) {
         if (!l->have_page || l->pos == l->page.num_values) {
             if (got == rows && max_rep == 0) break;
-            int rc = cs_parquet_page_reader_next(&l->pr, &l->page, err);
+            int rc = next_page(l, rows - got, err);
             if (rc < 0) return rc;
-            if (rc == 0) {
-                l->have_page = false;
-                if (got < rows)
-                    return cs_error_set(
-                        err, CS_EPROTO,
-                        "%s: the column chunk ends %lld rows short of its row group", l->pr.where,
-                        (long long)(rows - got));
-                break;
-            }
-            l->have_page = true;
-            l->pos = l->vpos = 0;
-            l->next_page++;
+            if (rc == 0) break;
             continue;
         }
         const cs_parquet_page *pg = &l->page;
@@ -267,17 +276,8 @@ int cs_pq_leaf_skip(cs_pq_leaf *l, int64_t row, int64_t k, int64_t *pages_skippe
                     continue;
                 }
             }
-            if ((rc = cs_parquet_page_reader_next(&l->pr, &l->page, err)) < 0) return rc;
-            if (rc == 0) {
-                l->have_page = false;
-                if (k == 0) break; /* the chunk's last row ended with its last page */
-                return cs_error_set(err, CS_EPROTO,
-                                    "%s: the column chunk ends %lld rows short of its row group",
-                                    l->pr.where, (long long)k);
-            }
-            l->have_page = true;
-            l->pos = l->vpos = 0;
-            l->next_page++;
+            if ((rc = next_page(l, k, err)) < 0) return rc;
+            if (rc == 0) break; /* the chunk's last row ended with its last page */
             continue;
         }
         const cs_parquet_page *pg = &l->page;
