@@ -467,6 +467,12 @@ static cs_sql_expr *resolve_function(cs_an_ctx *c, const cs_sql_expr *e, const c
         if (n == 1) args[n++] = cs_an_int_literal(c, 1);
         if (n == 2) args[n++] = null_literal(c);
     }
+    /* Spark's NullIfZero / ZeroIfNull (RuntimeReplaceable): nullif(x, 0) / nvl(x, 0), named
+     * after the one argument written (plan_print.c) */
+    if ((strcmp(f->name, "nullifzero") == 0 || strcmp(f->name, "zeroifnull") == 0) && n == 1) {
+        args[n++] = cs_an_int_literal(c, 0);
+        f = cs_fn_lookup(f->name[0] == 'n' ? "nullif" : "nvl");
+    }
     cs_sql_expr *call = cs_sql_expr_copy(c->a, e);
     /* first(x, true): Spark's ignoreNulls is a flag, not an argument (nor in the name) */
     if ((strcmp(fn, "first") == 0 || strcmp(fn, "last") == 0 || strcmp(fn, "any_value") == 0) &&
@@ -484,6 +490,20 @@ static cs_sql_expr *resolve_function(cs_an_ctx *c, const cs_sql_expr *e, const c
         return eq ? wrap_not(c, eq) : NULL;
     }
     cs_sql_expr *r = cs_fn_resolve(c->a, f, call, args, n, c->err);
+    /* CheckAnalysis: an aggregate (not a window's) over a non-deterministic argument */
+    if (r && f->kind == CS_FN_AGGREGATE && !(flags & CS_AN_WINDOW_FN))
+        for (int i = 0; i < r->n_args; i++) {
+            if (cs_sql_expr_deterministic(r->args[i])) continue;
+            cs_sbuf x = {0};
+            cs_fn_sql_expr_quoted(r, &x);
+            cs_sql_error_set(c->err, CS_EINVAL,
+                             "AGGREGATE_FUNCTION_WITH_NONDETERMINISTIC_EXPRESSION", "42845",
+                             "Non-deterministic expression %s should not appear in the "
+                             "arguments of an aggregate function.",
+                             cs_sbuf_str(&x));
+            cs_sbuf_free(&x);
+            return NULL;
+        }
     /* percentile_approx(x, array(...)): an array of x's type (Spark's ApproximatePercentile) */
     if (r && strcmp(f->canonical, "percentile_approx") == 0 && n > 1 &&
         args[1]->type->id == CS_TYPE_ARRAY && r->type->id != CS_TYPE_ARRAY)
@@ -808,6 +828,69 @@ static cs_sql_expr *resolve_extract_value(cs_an_ctx *c, const cs_sql_expr *e, co
     return NULL;
 }
 
+/* A Python UDF's named arguments (`f(b => x)`, `f(b=col)`: ALIASes marked named_argument, passed
+ * to the worker by name), checked as Spark's NamedParametersSupport checks a call: no
+ * positional argument after a named one (UNEXPECTED_POSITIONAL_ARGUMENT), no name twice
+ * (DUPLICATE_ROUTINE_PARAMETER_ASSIGNMENT), and only for the eval types whose worker reads
+ * names (row-at-a-time and scalar pandas UDFs; NAMED_PARAMETERS_NOT_SUPPORTED otherwise). The
+ * rest (an unknown name, a name given a positional's value) is the Python function's to raise. */
+static int check_named_arguments(cs_an_ctx *c, const cs_sql_expr *e)
+{
+    const char *fname = e->name ? e->name : "udf";
+    const cs_sql_expr *last_named = NULL;
+    for (int i = 0; i < e->n_args; i++) {
+        const cs_sql_expr *a = e->args[i];
+        bool named = a->kind == CS_EX_ALIAS && a->named_argument;
+        if (!named) {
+            if (!last_named) continue;
+            cs_sbuf f = CS_SBUF_INIT, p = CS_SBUF_INIT;
+            cs_an_sql_id(&fname, 1, &f);
+            cs_an_sql_id(&last_named->name, 1, &p);
+            cs_sql_error_set(c->err, CS_EINVAL, "UNEXPECTED_POSITIONAL_ARGUMENT", "4274K",
+                             "Cannot invoke routine %s because it contains positional "
+                             "argument(s) following the named argument assigned to %s; please "
+                             "rearrange them so the positional arguments come first and then "
+                             "retry the query again.",
+                             cs_sbuf_str(&f), cs_sbuf_str(&p));
+            cs_sbuf_free(&f);
+            cs_sbuf_free(&p);
+            return -1;
+        }
+        int t = e->python_udf ? e->python_udf->eval_type : 0;
+        if (t != 100 && t != 101 && t != 200) {
+            cs_sbuf f = CS_SBUF_INIT;
+            cs_an_sql_id(&fname, 1, &f);
+            cs_sql_error_set(c->err, CS_EINVAL, "NAMED_PARAMETERS_NOT_SUPPORTED", "4274K",
+                             "Named parameters are not supported for function %s; please retry "
+                             "the query with positional arguments to the function call instead.",
+                             cs_sbuf_str(&f));
+            cs_sbuf_free(&f);
+            return -1;
+        }
+        for (int j = 0; j < i; j++) {
+            const cs_sql_expr *b = e->args[j];
+            if (!(b->kind == CS_EX_ALIAS && b->named_argument) || strcmp(b->name, a->name) != 0)
+                continue;
+            cs_sbuf f = CS_SBUF_INIT, p = CS_SBUF_INIT;
+            cs_an_sql_id(&fname, 1, &f);
+            cs_an_sql_id(&a->name, 1, &p);
+            cs_sql_error_set(
+                c->err, CS_EINVAL,
+                "DUPLICATE_ROUTINE_PARAMETER_ASSIGNMENT.DOUBLE_NAMED_ARGUMENT_REFERENCE", "4274K",
+                "Call to routine %s is invalid because it includes multiple "
+                "argument assignments to the same parameter name %s. More than one "
+                "named argument referred to the same parameter. Please assign a "
+                "value only once.",
+                cs_sbuf_str(&f), cs_sbuf_str(&p));
+            cs_sbuf_free(&f);
+            cs_sbuf_free(&p);
+            return -1;
+        }
+        last_named = a;
+    }
+    return 0;
+}
+
 cs_sql_expr *cs_an_expr(cs_an_ctx *c, const cs_sql_expr *e, const cs_an_scope *s, int flags)
 {
     switch (e->kind) {
@@ -952,15 +1035,7 @@ cs_sql_expr *cs_an_expr(cs_an_ctx *c, const cs_sql_expr *e, const cs_an_scope *s
     case CS_EX_UNRESOLVED_EXTRACT_VALUE:
         return resolve_extract_value(c, e, s, flags);
     case CS_EX_PYTHON_UDF: { /* its type was declared by the client */
-        for (int i = 0; i < e->n_args; i++)
-            if (e->args[i]->kind == CS_EX_ALIAS && e->args[i]->named_argument) {
-                /* the worker would take it by position: refused rather than a wrong answer */
-                cs_sql_error_set(c->err, CS_EINVAL, "UNSUPPORTED_FEATURE", "0A000",
-                                 "The feature is not supported: the named argument %s of the "
-                                 "Python UDF %s.",
-                                 e->args[i]->name, e->name ? e->name : "udf");
-                return NULL;
-            }
+        if (check_named_arguments(c, e) != 0) return NULL;
         cs_sql_expr *r = resolved_copy(c, e, e->n_args);
         for (int i = 0; i < e->n_args; i++)
             if (!(r->args[i] = cs_an_expr(c, e->args[i], s, flags))) return NULL;
