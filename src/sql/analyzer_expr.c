@@ -473,6 +473,7 @@ static cs_sql_expr *resolve_function(cs_an_ctx *c, const cs_sql_expr *e, const c
         args[n++] = cs_an_int_literal(c, 0);
         f = cs_fn_lookup(f->name[0] == 'n' ? "nullif" : "nvl");
     }
+    if (strcmp(fn, "array") == 0) cs_an_legacy_array_coercion(c, args, n);
     cs_sql_expr *call = cs_sql_expr_copy(c->a, e);
     /* first(x, true): Spark's ignoreNulls is a flag, not an argument (nor in the name) */
     if ((strcmp(fn, "first") == 0 || strcmp(fn, "last") == 0 || strcmp(fn, "any_value") == 0) &&

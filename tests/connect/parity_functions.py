@@ -143,4 +143,12 @@ check([tuple(x) for x in r.collect()] == [(None, 0), (1, 1), (None, 0)],
 check([f.dataType.simpleString() for f in r.schema.fields] == ["int", "int"],
       "nullifzero / zeroifnull types: %r" % (r.schema,))
 
+# array_of_mixed_literals_without_ansi: with spark.sql.ansi.enabled=false, array('a', 1, NULL,
+# 1.0) is an array of strings (non-ANSI findWiderCommonType with string promotion), not doubles
+spark.conf.set("spark.sql.ansi.enabled", "false")
+r = spark.range(1).select(F.lit(["a", 1, None, 1.0]).alias("x"), F.lit([["a", 1], [1, None, "b"]]).alias("y"))
+check(tuple(r.first()) == (["a", "1", None, "1.0"], [["a", "1"], ["1", None, "b"]]),
+      "mixed array without ANSI: %r" % (r.first(),))
+spark.conf.set("spark.sql.ansi.enabled", "true")
+
 print("PASS parity_functions")
