@@ -39,6 +39,7 @@ cs_sql_session *cs_sql_session_new(cspark_context *sc, cs_error *err)
     s->sc = sc;
     s->conf = conf;
     s->catalog = cs_catalog_new();
+    cs_catalog_set_ansi(s->catalog, cs_sql_conf_bool(conf, "spark.sql.ansi.enabled"));
     return s;
 }
 
@@ -182,6 +183,7 @@ static int set_reset(cs_sql_session *s, const cs_sql_statement *st, cs_sql_resul
 {
     if (strcmp(st->mode, "RESET") == 0) {
         cs_sql_conf_reset(s->conf, st->key);
+        cs_catalog_set_ansi(s->catalog, cs_sql_conf_bool(s->conf, "spark.sql.ansi.enabled"));
         cs_rows_none(out);
         return 0;
     }
@@ -197,6 +199,7 @@ static int set_reset(cs_sql_session *s, const cs_sql_statement *st, cs_sql_resul
                                 "The value '%s' in the config \"%s\" is invalid. %s", st->value,
                                 st->key, why);
     }
+    cs_catalog_set_ansi(s->catalog, cs_sql_conf_bool(s->conf, "spark.sql.ansi.enabled"));
     cs_rows_begin(&b, names, types, verbose ? 4 : 2);
     if (st->key && !verbose) {
         const char *v = cs_sql_conf_get(s->conf, st->key);

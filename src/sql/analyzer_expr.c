@@ -467,6 +467,13 @@ static cs_sql_expr *resolve_function(cs_an_ctx *c, const cs_sql_expr *e, const c
         if (n == 1) args[n++] = cs_an_int_literal(c, 1);
         if (n == 2) args[n++] = null_literal(c);
     }
+    /* Spark's NullIfZero / ZeroIfNull (RuntimeReplaceable): nullif(x, 0) / nvl(x, 0), named
+     * after the one argument written (plan_print.c) */
+    if ((strcmp(f->name, "nullifzero") == 0 || strcmp(f->name, "zeroifnull") == 0) && n == 1) {
+        args[n++] = cs_an_int_literal(c, 0);
+        f = cs_fn_lookup(f->name[0] == 'n' ? "nullif" : "nvl");
+    }
+    if (strcmp(fn, "array") == 0) cs_an_legacy_array_coercion(c, args, n);
     cs_sql_expr *call = cs_sql_expr_copy(c->a, e);
     /* first(x, true): Spark's ignoreNulls is a flag, not an argument (nor in the name) */
     if ((strcmp(fn, "first") == 0 || strcmp(fn, "last") == 0 || strcmp(fn, "any_value") == 0) &&
@@ -484,6 +491,20 @@ static cs_sql_expr *resolve_function(cs_an_ctx *c, const cs_sql_expr *e, const c
         return eq ? wrap_not(c, eq) : NULL;
     }
     cs_sql_expr *r = cs_fn_resolve(c->a, f, call, args, n, c->err);
+    /* CheckAnalysis: an aggregate (not a window's) over a non-deterministic argument */
+    if (r && f->kind == CS_FN_AGGREGATE && !(flags & CS_AN_WINDOW_FN))
+        for (int i = 0; i < r->n_args; i++) {
+            if (cs_sql_expr_deterministic(r->args[i])) continue;
+            cs_sbuf x = {0};
+            cs_fn_sql_expr_quoted(r, &x);
+            cs_sql_error_set(c->err, CS_EINVAL,
+                             "AGGREGATE_FUNCTION_WITH_NONDETERMINISTIC_EXPRESSION", "42845",
+                             "Non-deterministic expression %s should not appear in the "
+                             "arguments of an aggregate function.",
+                             cs_sbuf_str(&x));
+            cs_sbuf_free(&x);
+            return NULL;
+        }
     /* percentile_approx(x, array(...)): an array of x's type (Spark's ApproximatePercentile) */
     if (r && strcmp(f->canonical, "percentile_approx") == 0 && n > 1 &&
         args[1]->type->id == CS_TYPE_ARRAY && r->type->id != CS_TYPE_ARRAY)
@@ -951,22 +972,8 @@ cs_sql_expr *cs_an_expr(cs_an_ctx *c, const cs_sql_expr *e, const cs_an_scope *s
         return resolve_window(c, e, s, flags);
     case CS_EX_UNRESOLVED_EXTRACT_VALUE:
         return resolve_extract_value(c, e, s, flags);
-    case CS_EX_PYTHON_UDF: { /* its type was declared by the client */
-        for (int i = 0; i < e->n_args; i++)
-            if (e->args[i]->kind == CS_EX_ALIAS && e->args[i]->named_argument) {
-                /* the worker would take it by position: refused rather than a wrong answer */
-                cs_sql_error_set(c->err, CS_EINVAL, "UNSUPPORTED_FEATURE", "0A000",
-                                 "The feature is not supported: the named argument %s of the "
-                                 "Python UDF %s.",
-                                 e->args[i]->name, e->name ? e->name : "udf");
-                return NULL;
-            }
-        cs_sql_expr *r = resolved_copy(c, e, e->n_args);
-        for (int i = 0; i < e->n_args; i++)
-            if (!(r->args[i] = cs_an_expr(c, e->args[i], s, flags))) return NULL;
-        r->resolved = r->nullable = true;
-        return r;
-    }
+    case CS_EX_PYTHON_UDF:
+        return cs_an_python_udf(c, e, s, flags);
     case CS_EX_STAR:
         cs_sql_error_set(c->err, CS_EINVAL, "INVALID_USAGE_OF_STAR_OR_REGEX", "42000",
                          "Invalid usage of '*' in expression.");

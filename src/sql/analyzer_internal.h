@@ -11,6 +11,8 @@
  *   analyzer_agg.c    SELECT lists: aggregates, GROUP BY (ordinals, aliases), HAVING, ORDER BY
  *                     against the select list or the aggregate, window extraction
  *   analyzer_pivot.c  PIVOT as two aggregates (Spark's ResolvePivot), UNPIVOT as a union
+ *   analyzer_python_udf.c  Python UDF calls and their named arguments
+ *   analyzer_legacy_coercion.c  non-ANSI coercion where it differs (array of strings)
  */
 #ifndef CSPARK_SQL_ANALYZER_INTERNAL_H
 #define CSPARK_SQL_ANALYZER_INTERNAL_H
@@ -88,6 +90,14 @@ cs_logical_plan *cs_an_time_window_filter(cs_an_ctx *c, cs_logical_plan *child, 
                                           int n);
 cs_logical_plan *cs_an_group_by_time_window(cs_an_ctx *c, cs_logical_plan *child,
                                             const cs_logical_plan **pp);
+
+/* analyzer_legacy_coercion.c: array(args[0..n)) under non-ANSI coercion (the session's
+ * spark.sql.ansi.enabled=false): a string beside other atomic values makes them strings (args
+ * cast in place); nothing under ANSI. */
+void cs_an_legacy_array_coercion(cs_an_ctx *c, cs_sql_expr **args, int n);
+
+/* analyzer_python_udf.c: a PYTHON_UDF call resolved (its named arguments checked). */
+cs_sql_expr *cs_an_python_udf(cs_an_ctx *c, const cs_sql_expr *e, const cs_an_scope *s, int flags);
 
 /* analyzer_expr.c */
 cs_sql_expr *cs_an_expr(cs_an_ctx *c, const cs_sql_expr *e, const cs_an_scope *s, int flags);

@@ -26,6 +26,7 @@ struct cs_catalog {
     int n_view_arenas, cap_view_arenas;
     int64_t next_expr_id;
     cs_catalog_function *functions; /* temporary functions, the newest first */
+    bool legacy_coercion;           /* spark.sql.ansi.enabled=false */
 };
 
 cs_catalog *cs_catalog_new(void)
@@ -45,6 +46,16 @@ void cs_catalog_free(cs_catalog *c)
     free(c->entries);
     cs_sql_arena_free(c->arena);
     free(c);
+}
+
+void cs_catalog_set_ansi(cs_catalog *c, bool ansi)
+{
+    c->legacy_coercion = !ansi;
+}
+
+bool cs_catalog_ansi(const cs_catalog *c)
+{
+    return !c->legacy_coercion;
 }
 
 int64_t cs_catalog_next_expr_id(cs_catalog *c)

@@ -69,6 +69,10 @@ void cs_catalog_free(cs_catalog *c);
 
 /* The session's next expression id (1, 2, ...). */
 int64_t cs_catalog_next_expr_id(cs_catalog *c);
+/* The session's spark.sql.ansi.enabled (true unless set false), which the analyzer's type
+ * coercion follows; set by the session when the conf changes. */
+void cs_catalog_set_ansi(cs_catalog *c, bool ansi);
+bool cs_catalog_ansi(const cs_catalog *c);
 const char *cs_catalog_current_database(const cs_catalog *c);
 
 /* The relation called parts[0..n) (case-insensitive), or NULL. */

@@ -7,7 +7,8 @@
  * ('S' string, 'I' int, 'L' bigint, 'D' double, 'B' boolean, 'T' date, 'P' timestamp, 'N' any
  * numeric, 'X' anything, 'A' an array, 'M' a map or array; the last letter repeats for variadic
  * functions) and `ret` the result ('S', 'I', 'L', 'D', 'B', 'T', 'P' as above; '0' the first
- * argument's type; 'C' the common type of the arguments; 'a' array<string>; 'E' the element
+ * argument's type; 'C' the common type of the arguments; 'Q' timestamp_ntz; 'a' array<string>;
+ * 'E' the element
  * type of the first argument; 'R' array of the first argument's type; 'Y' binary; 'V' void;
  * 'Z' map<string,string>). Operators and the
  * aggregates whose types depend on decimals have rules of their own (the R_* rules).
@@ -104,6 +105,9 @@ static const fn_entry FUNCTIONS[] = {
     FN("nullif", "nullif", 2, 2, S, R_SIG, "X", "C"),
     FN("if", "if", 3, 3, S, R_SIG, "BXX", "C"),
     FN("nvl2", "nvl2", 3, 3, S, R_SIG, "XXX", "C"),
+    /* Spark's NullIfZero / ZeroIfNull: nullif(x, 0) / nvl(x, 0), the 0 added by the analyzer */
+    FN("nullifzero", "nullif", 1, 1, S, R_SIG, "X", "C"),
+    FN("zeroifnull", "coalesce", 1, 1, S, R_SIG, "X", "C"),
     FN("greatest", "greatest", 2, -1, S, R_SIG, "X", "C"),
     FN("least", "least", 2, -1, S, R_SIG, "X", "C"),
     FN("isnan", "isnan", 1, 1, S, R_SIG, "D", "B"),
@@ -173,6 +177,8 @@ static const fn_entry FUNCTIONS[] = {
     FN("make_date", "make_date", 3, 3, S, R_SIG, "III", "T"),
     FN("to_date", "to_date", 1, 2, S, R_SIG, "XS", "T"),
     FN("to_timestamp", "to_timestamp", 1, 2, S, R_SIG, "XS", "P"),
+    FN("to_timestamp_ltz", "to_timestamp", 1, 2, S, R_SIG, "XS", "P"),
+    FN("to_timestamp_ntz", "to_timestamp", 1, 2, S, R_SIG, "XS", "Q"),
     FN("date_trunc", "date_trunc", 2, 2, S, R_SIG, "SP", "P"),
     FN("trunc", "trunc", 2, 2, S, R_SIG, "TS", "T"),
     FN("date_format", "date_format", 2, 2, S, R_SIG, "PS", "S"),
@@ -181,6 +187,11 @@ static const fn_entry FUNCTIONS[] = {
     FN("current_date", "current_date", 0, 0, S, R_SIG, "", "T"),
     FN("current_timestamp", "current_timestamp", 0, 0, S, R_SIG, "", "P"),
     FN("now", "current_timestamp", 0, 0, S, R_SIG, "", "P"),
+    /* the session's user and the release: literals of the optimizer (ReplaceCurrentLike) */
+    FNN("current_user", "current_user", 0, 0, S, R_SIG, "", "S"),
+    FNN("user", "current_user", 0, 0, S, R_SIG, "", "S"),
+    FNN("session_user", "current_user", 0, 0, S, R_SIG, "", "S"),
+    FNN("version", "version", 0, 0, S, R_SIG, "", "S"),
     FN("extract", "date_part", 2, 2, S, R_SIG, "SX", "I"),
     FN("date_part", "date_part", 2, 2, S, R_SIG, "SX", "I"),
     /* math */
@@ -583,6 +594,8 @@ static cs_col_type *sig_result(cs_sql_arena *a, cs_sql_expr *e, char r)
     switch (r) {
     case '0':
         return e->n_args ? e->args[0]->type : cs_col_type_primitive(CS_TYPE_NULL);
+    case 'Q':
+        return cs_col_type_primitive(CS_TYPE_TIMESTAMP_NTZ);
     case 'a':
         return cs_sql_arena_keep_type(
             a, cs_col_type_array(cs_col_type_primitive(CS_TYPE_STRING), true));

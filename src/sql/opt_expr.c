@@ -24,9 +24,15 @@
  *   ComputeCurrentTime     current_timestamp(), current_date() (in the session time zone) and
  *                          unix_timestamp() are one instant's literals for the whole query,
  *                          subqueries included
+ *   ReplaceCurrentLike     current_user() (user(), session_user()) is the user the process runs
+ *                          as (SPARK_USER, else the login name: Spark's getCurrentUserName);
+ *                          version() is Spark's "<release> <revision>" string
  * Called by optimizer.c's batches.
  */
+#include <pwd.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "columnar/col_builder.h"
 #include "common/clock.h"
@@ -84,6 +90,28 @@ static cs_sql_expr *one_value(cs_opt_ctx *c, cs_type_id type, const void *v)
 
 static cs_sql_expr *evaluate(cs_opt_ctx *c, cs_sql_expr *e);
 
+/* The release whose semantics cspark follows, and what it says as its revision. */
+#define SPARK_RELEASE_VERSION "4.0.1 cspark"
+
+static cs_sql_expr *string_value(cs_opt_ctx *c, const char *s)
+{
+    cs_col_builder *b = cs_col_builder_new(NULL, cs_col_type_primitive(CS_TYPE_STRING));
+    cs_col_builder_append_string(b, s, strlen(s));
+    cs_sql_expr *e = cs_sql_expr_literal(c->arena, cs_col_builder_finish(b));
+    cs_col_builder_free(b);
+    return e;
+}
+
+static const char *process_user(void)
+{
+    const char *u = getenv("SPARK_USER");
+    if (!u || !*u) {
+        struct passwd *pw = getpwuid(geteuid());
+        u = pw ? pw->pw_name : getenv("USER");
+    }
+    return u && *u ? u : "unknown";
+}
+
 static cs_sql_expr *now_timestamp(now_state *st)
 {
     if (!st->timestamp) st->timestamp = one_value(st->c, CS_TYPE_TIMESTAMP, &st->now_us);
@@ -103,6 +131,8 @@ static cs_sql_expr *current_time(cs_opt_ctx *c, cs_sql_expr *e, void *ud)
         return r;
     }
     if (cs_opt_is_call(e, "current_timestamp", 0)) return now_timestamp(st);
+    if (cs_opt_is_call(e, "current_user", 0)) return string_value(c, process_user());
+    if (cs_opt_is_call(e, "version", 0)) return string_value(c, SPARK_RELEASE_VERSION);
     if (cs_opt_is_call(e, "unix_timestamp", 0)) {
         if (!st->unix_seconds) {
             int64_t s = st->now_us / 1000000;

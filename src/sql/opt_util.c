@@ -675,6 +675,13 @@ bool cs_opt_expr_equal(const cs_sql_expr *a, const cs_sql_expr *b)
     case CS_EX_WINDOW:
         if (!window_equal(a->window, b->window)) return false;
         break;
+    case CS_EX_PYTHON_UDF: { /* the same deterministic function (its pickled command) */
+        const cs_sql_python_udf *x = a->python_udf, *y = b->python_udf;
+        if (!x || !y || !x->deterministic || !y->deterministic || x->eval_type != y->eval_type ||
+            x->command_len != y->command_len || memcmp(x->command, y->command, x->command_len) != 0)
+            return false;
+        break;
+    }
     default:
         return false;
     }
@@ -718,6 +725,11 @@ bool cs_opt_deterministic(const cs_sql_expr *e)
     return true;
 }
 
+bool cs_sql_expr_deterministic(const cs_sql_expr *e)
+{
+    return cs_opt_deterministic(e);
+}
+
 bool cs_opt_deterministic_list(cs_sql_expr *const *xs, int n)
 {
     for (int i = 0; i < n; i++)
@@ -727,11 +739,10 @@ bool cs_opt_deterministic_list(cs_sql_expr *const *xs, int n)
 
 static bool unfoldable_fn(const char *fn)
 {
-    static const char *const names[] = {"current_date",    "current_timestamp", "now",
-                                        "localtimestamp",  "current_timezone",  "raise_error",
-                                        "assert_true",     "current_user",      "current_database",
-                                        "current_catalog", "grouping",          "grouping_id",
-                                        "unix_timestamp"};
+    static const char *const names[] = {
+        "current_date", "current_timestamp", "now",          "localtimestamp",   "current_timezone",
+        "raise_error",  "assert_true",       "current_user", "current_database", "current_catalog",
+        "grouping",     "grouping_id",       "version",      "unix_timestamp"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcmp(fn, names[i]) == 0) return true;
     return nondeterministic_fn(fn);

@@ -16,7 +16,7 @@
  *
  * The batches, in Spark's order (with the rules of opt_subquery.c and opt_join.c):
  *   Finish Analysis        EliminateResolvedHint (hints onto joins), EliminateSubqueryAliases,
- *                          ReplaceExpressions, ComputeCurrentTime
+ *                          ReplaceExpressions, ComputeCurrentTime (with ReplaceCurrentLike)
  *   Pullup Correlated Expressions, Subquery (the optimizer over each subquery's plan)
  *   Replace Operators      RewriteSetOps, ReplaceDistinctWithAggregate
  *   Operator Optimization  push down, pruning, collapsing and expression simplification, before
@@ -25,7 +25,10 @@
  *   Distinct Aggregate Rewrite   RewriteDistinctAggregates (opt_distinct_agg.c)
  *   LocalRelation          PropagateEmptyRelation
  *   RewriteSubquery        RewritePredicateSubquery, RewriteCorrelatedScalarSubquery and the
- * clean-up rules Spark runs after it Then inner joins left without a condition become CROSS joins,
+ * clean-up rules Spark runs after it
+ *   Extract Python UDFs    ExtractPythonUDFFromJoinCondition, ExtractPythonUDFFromAggregate
+ *                          (opt_python_udf.c)
+ * Then inner joins left without a condition become CROSS joins,
  * and the result's output is the input's (same attributes, same names): a projection restores the
  * names when a removed alias renamed columns.
  *
@@ -134,6 +137,12 @@ static const batch BATCHES[] = {
       R("CollapseProject", cs_opt_collapse_project),
       R("RemoveRedundantAliases", cs_opt_remove_redundant_aliases),
       R("RemoveNoopOperators", cs_opt_remove_noop_operators)}},
+    /* SparkOptimizer's last batch (the planner extracts the other Python UDFs itself) */
+    {"Extract Python UDFs",
+     true,
+     {R_REQUIRED("ExtractPythonUDFFromJoinCondition",
+                 cs_opt_extract_python_udf_from_join_condition),
+      R_REQUIRED("ExtractPythonUDFFromAggregate", cs_opt_extract_python_udf_from_aggregate)}},
 };
 
 /* Whether name is in the comma-separated list (spaces around names allowed). */

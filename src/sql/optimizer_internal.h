@@ -48,6 +48,12 @@ int cs_opt_eliminate_outer_join(cs_opt_ctx *c, cs_logical_plan *p, cs_logical_pl
 int cs_opt_rewrite_set_ops(cs_opt_ctx *c, cs_logical_plan *p, cs_logical_plan **out,
                            cs_error *err); /* INTERSECT / EXCEPT [ALL] as Spark rewrites them */
 
+/* ---- opt_python_udf.c: ExtractPythonUDFFromJoinCondition, ExtractPythonUDFFromAggregate ---- */
+int cs_opt_extract_python_udf_from_join_condition(cs_opt_ctx *c, cs_logical_plan *p,
+                                                  cs_logical_plan **out, cs_error *err);
+int cs_opt_extract_python_udf_from_aggregate(cs_opt_ctx *c, cs_logical_plan *p,
+                                             cs_logical_plan **out, cs_error *err);
+
 /* ---- opt_util.c: tree helpers every rule uses ----
  *
  * Transforms copy only the nodes that change (a callback returns its argument when it leaves

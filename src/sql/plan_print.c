@@ -563,6 +563,9 @@ static void call_out(const cs_sql_expr *e, print_mode m, cs_sbuf *out)
         cs_sbuf_puts(out, ") WITHIN GROUP (ORDER BY ");
         expr_out(e->within_group->args[0], m, out);
         if (e->within_group->descending) cs_sbuf_puts(out, " DESC");
+    } else if (e->kind == CS_EX_FUNC && e->n_args == 2 && e->name &&
+               (cs_str_ieq(e->name, "nullifzero") || cs_str_ieq(e->name, "zeroifnull"))) {
+        expr_out(e->args[0], m, out); /* the analyzer's 0 is not written */
     } else {
         args_out(e, 0, m, out);
     }
@@ -628,6 +631,11 @@ static void expr_out(const cs_sql_expr *e, print_mode m, cs_sbuf *out)
         if (e->kind == CS_EX_OUTER_ATTR) cs_sbuf_putc(out, ')');
         return;
     case CS_EX_ALIAS:
+        if (e->named_argument) { /* Spark's NamedArgumentExpression: key => value */
+            cs_sbuf_printf(out, "%s => ", e->name);
+            expr_out(e->args[0], m, out);
+            return;
+        }
         expr_out(e->args[0], m, out);
         if (m != MODE_PRINT && e->args[0]->kind == CS_EX_FUNC && e->args[0]->fn &&
             strcmp(e->args[0]->fn, "get_struct_field") == 0)

@@ -9,7 +9,8 @@
  * pandas UDF, eval type 204, shares it with no other call), computes their
  * arguments as columns (a Project below when they are expressions), and puts one PYTHON_EVAL
  * over the input; calls nested in others are left for the next round. Equal calls (same function
- * name and arguments, as printed) are evaluated once.
+ * name and arguments, as printed) are evaluated once. A named argument's value is computed as
+ * the others and its name passed with its offset (PySpark's kwargs offsets).
  *
  * Functions over relations are one PYTHON_EVAL with one UDF whose output is the node's own:
  * applyInPandas (FlatMapGroupsInPandas, eval type 201) over an Exchange and a Sort by its keys,
@@ -100,6 +101,17 @@ static void collect(const cs_sql_expr *e, udf_set *s)
         collect(e->args[i], s);
 }
 
+/* A named argument (`f(b => x)`): an ALIAS the analyzer kept, whose name goes to the worker. */
+static bool is_named(const cs_sql_expr *arg)
+{
+    return arg->kind == CS_EX_ALIAS && arg->named_argument;
+}
+
+static cs_sql_expr *unnamed(cs_sql_expr *arg)
+{
+    return is_named(arg) ? arg->args[0] : arg;
+}
+
 /* One PYTHON_EVAL over in for the calls of s; to[i] is the attribute of calls[i]'s result. */
 static int eval_node(cs_pl_ctx *c, cs_pl_out *in, const udf_set *s, cs_sql_expr **to)
 {
@@ -110,7 +122,7 @@ static int eval_node(cs_pl_ctx *c, cs_pl_out *in, const udf_set *s, cs_sql_expr 
     int *ords = cs_xcalloc((size_t)total + 1, sizeof *ords);
     for (int i = 0, k = 0; i < s->n; i++)
         for (int a = 0; a < s->calls[i]->n_args; a++)
-            args[k++] = s->calls[i]->args[a];
+            args[k++] = unnamed(s->calls[i]->args[a]);
     if (cs_pl_columns(c, in, args, total, ords) != 0) {
         free(ords);
         return -1;
@@ -141,8 +153,13 @@ static int eval_node(cs_pl_ctx *c, cs_pl_out *in, const udf_set *s, cs_sql_expr 
         d->command_len = u->command_len;
         d->n_args = s->calls[i]->n_args;
         d->args = cs_xcalloc((size_t)d->n_args + 1, sizeof *d->args);
-        for (int a = 0; a < d->n_args; a++)
+        for (int a = 0; a < d->n_args; a++) {
+            const cs_sql_expr *arg = s->calls[i]->args[a];
             d->args[a] = ords[k++];
+            if (!is_named(arg)) continue;
+            if (!d->arg_names) d->arg_names = cs_xcalloc((size_t)d->n_args, sizeof *d->arg_names);
+            d->arg_names[a] = cs_xstrdup(arg->name);
+        }
     }
     free(ords);
     cs_pl_out was = *in;

@@ -182,6 +182,9 @@ void cs_sql_expr_pretty_name(const cs_sql_expr *e, cs_sbuf *out);
 /* expr_names.c: the Spark column name of a call that is not its SQL text ("entries", "window"),
  * or NULL; and whether a negative(x) call was written so (not as unary minus). */
 const char *cs_sql_call_own_name(const cs_sql_expr *e);
+/* Spark's Expression.deterministic: no rand, uuid, shuffle, ... nor a non-deterministic Python
+ * UDF anywhere in e (opt_util.c, the optimizer's rule; the analyzer's checks use it too). */
+bool cs_sql_expr_deterministic(const cs_sql_expr *e);
 bool cs_sql_call_written_negative(const cs_sql_expr *e);
 
 #endif /* CSPARK_SQL_SQL_EXPR_H */

@@ -34,8 +34,9 @@ typedef struct py_udf {
     uint8_t *command;
     size_t command_len;
     int n_args;
-    int *args;    /* ordinals of the child's output */
-    int *offsets; /* columns of the batch sent */
+    int *args;        /* ordinals of the child's output */
+    int *offsets;     /* columns of the batch sent */
+    char **arg_names; /* NULL, or per argument its keyword (NULL: positional) */
 } py_udf;
 
 typedef struct py_eval_op {
@@ -134,8 +135,9 @@ static int py_open(cs_sql_op *op, const cs_sql_exec_ctx *ctx, cs_error *err)
     if (cs_sql_op_open(op->children[0], ctx, err) != 0) return err->code;
     cs_py_udf_command *cmds = cs_xcalloc((size_t)o->n_udfs, sizeof *cmds);
     for (int i = 0; i < o->n_udfs; i++)
-        cmds[i] = (cs_py_udf_command){o->udfs[i].command, o->udfs[i].command_len, o->udfs[i].n_args,
-                                      o->udfs[i].offsets};
+        cmds[i] =
+            (cs_py_udf_command){o->udfs[i].command, o->udfs[i].command_len, o->udfs[i].n_args,
+                                o->udfs[i].offsets, (const char *const *)o->udfs[i].arg_names};
     const char *keys[] = {"spark.sql.session.timeZone",
                           "spark.sql.execution.pandas.convertToArrowArraySafely"};
     const char *values[] = {ctx->session_tz ? ctx->session_tz : "UTC", "false"};
@@ -253,6 +255,9 @@ static void py_destroy(cs_sql_op *op)
         free(o->udfs[i].command);
         free(o->udfs[i].args);
         free(o->udfs[i].offsets);
+        for (int a = 0; o->udfs[i].arg_names && a < o->udfs[i].n_args; a++)
+            free(o->udfs[i].arg_names[a]);
+        free(o->udfs[i].arg_names);
     }
     free(o->udfs);
     free(o->sent_cols);
@@ -320,6 +325,11 @@ cs_sql_op *cs_sql_op_python_eval(cs_sql_op *child, const cs_py_eval_spec *spec, 
         d->n_args = s->n_args;
         d->args = cs_xcalloc((size_t)s->n_args + 1, sizeof *d->args);
         d->offsets = cs_xcalloc((size_t)s->n_args + 1, sizeof *d->offsets);
+        if (s->arg_names) {
+            d->arg_names = cs_xcalloc((size_t)s->n_args + 1, sizeof *d->arg_names);
+            for (int a = 0; a < s->n_args; a++)
+                if (s->arg_names[a]) d->arg_names[a] = cs_xstrdup(s->arg_names[a]);
+        }
         for (int a = 0; a < s->n_args; a++) {
             int k = o->n_sent_cols++;
             d->args[a] = s->args[a];

@@ -471,6 +471,7 @@ static cs_sql_op *build_python_eval(const cs_phys_node *n, cs_sql_op *child, cs_
                             n->py_udfs[0].command_len,
                             n->py_udfs[0].n_args,
                             n->py_udfs[0].args,
+                            NULL,
                             NULL};
         cs_py_eval_spec spec = {n->py_eval_type, n->py_python, n->py_python_ver, 1, &u};
         cs_col_type *out = cs_col_type_ref(n->schema);
@@ -491,6 +492,7 @@ static cs_sql_op *build_python_eval(const cs_phys_node *n, cs_sql_op *child, cs_
                                    n->py_udfs[i].command_len,
                                    n->py_udfs[i].n_args,
                                    n->py_udfs[i].args,
+                                   (const char *const *)n->py_udfs[i].arg_names,
                                    cs_col_type_ref(f->type)};
     }
     cs_py_eval_spec spec = {n->py_eval_type, n->py_python, n->py_python_ver, n->n_py_udfs, udfs};
@@ -563,6 +565,7 @@ static cs_sql_op *build_python_cogroup(const cs_phys_node *n, const cs_phys_inpu
                         n->py_udfs[0].command_len,
                         n->py_udfs[0].n_args,
                         n->py_udfs[0].args,
+                        NULL,
                         NULL};
     cs_py_eval_spec spec = {n->py_eval_type, n->py_python, n->py_python_ver, 1, &u};
     cs_sql_op *op = cs_sql_op_python_cogroup(c[0], c[1], &spec, cs_col_type_ref(n->schema), err);

@@ -647,6 +647,14 @@ static int fields_from(decoder *d, const Cspark__SqlPlanNode *pb, cs_phys_node *
             x->command_len = u->command.len;
             x->n_args = (int)u->n_args;
             x->args = ints_from(u->args, u->n_args);
+            if (u->n_arg_names != 0 && u->n_arg_names != u->n_args)
+                return bad(d, "%zu argument names for %zu arguments", u->n_arg_names, u->n_args);
+            if (u->n_arg_names) {
+                x->arg_names = cs_xcalloc(u->n_args, sizeof *x->arg_names);
+                for (size_t a = 0; a < u->n_args; a++)
+                    if (u->arg_names[a] && u->arg_names[a][0])
+                        x->arg_names[a] = cs_xstrdup(u->arg_names[a]);
+            }
         }
         return CS_OK;
     }

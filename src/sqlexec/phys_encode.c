@@ -314,6 +314,13 @@ static Cspark__SqlPlanNode *node_pb(pool *pl, const cs_phys_node *n, int depth)
         u->command = (ProtobufCBinaryData){n->py_udfs[i].command_len, n->py_udfs[i].command};
         u->args = n->py_udfs[i].args;
         u->n_args = (size_t)n->py_udfs[i].n_args;
+        if (n->py_udfs[i].arg_names) {
+            u->n_arg_names = u->n_args;
+            u->arg_names = pool_alloc(pl, sizeof *u->arg_names * (u->n_args + 1));
+            for (size_t a = 0; a < u->n_args; a++)
+                u->arg_names[a] =
+                    n->py_udfs[i].arg_names[a] ? n->py_udfs[i].arg_names[a] : (char *)"";
+        }
         pb->py_udfs[i] = u;
     }
     /* EXCHANGE */

@@ -102,6 +102,9 @@ void cs_phys_free(cs_phys_node *n)
     for (int i = 0; i < n->n_py_udfs; i++) {
         free(n->py_udfs[i].command);
         free(n->py_udfs[i].args);
+        for (int a = 0; n->py_udfs[i].arg_names && a < n->py_udfs[i].n_args; a++)
+            free(n->py_udfs[i].arg_names[a]);
+        free(n->py_udfs[i].arg_names);
     }
     free(n->py_udfs);
     free(n->py_python);

@@ -84,7 +84,8 @@ typedef struct cs_phys_py_udf {
     uint8_t *command; /* owned */
     size_t command_len;
     int n_args;
-    int *args; /* owned */
+    int *args;        /* owned */
+    char **arg_names; /* owned: NULL (all positional) or n_args keywords, NULL where positional */
 } cs_phys_py_udf;
 
 typedef struct cs_phys_node cs_phys_node;

@@ -29,8 +29,9 @@ typedef struct cs_py_eval_udf {
     const uint8_t *command;
     size_t command_len;
     int n_args;
-    const int *args;          /* ordinals of the child's output */
-    cs_col_type *result_type; /* one reference, taken over */
+    const int *args;              /* ordinals of the child's output */
+    const char *const *arg_names; /* NULL, or per argument its keyword (NULL: positional) */
+    cs_col_type *result_type;     /* one reference, taken over */
 } cs_py_eval_udf;
 
 typedef struct cs_py_eval_spec {

@@ -136,14 +136,18 @@ static void put_header(cs_sbuf *b, const cs_py_worker_spec *s)
     for (int u = 0; u < s->n_udfs; u++) {
         const cs_py_udf_command *c = &s->udfs[u];
         put_int(b, c->n_args);
-        /* the scalar kinds' offsets may name keyword arguments; the others' are plain */
+        /* the scalar kinds' offsets may name keyword arguments (a flag, then the name); the
+         * others' are plain */
         bool named_args = s->eval_type == CS_PY_EVAL_BATCHED_UDF ||
                           s->eval_type == CS_PY_EVAL_ARROW_BATCHED_UDF ||
                           s->eval_type == CS_PY_EVAL_SCALAR_PANDAS_UDF ||
                           s->eval_type == CS_PY_EVAL_SCALAR_PANDAS_ITER_UDF;
         for (int a = 0; a < c->n_args; a++) {
             put_int(b, c->arg_offsets[a]);
-            if (named_args) put_bool(b, false); /* positional */
+            if (!named_args) continue;
+            const char *name = c->arg_names ? c->arg_names[a] : NULL;
+            put_bool(b, name != NULL);
+            if (name) put_str(b, name);
         }
         put_int(b, 1); /* one function, not a chain */
         put_bytes(b, c->command, c->command_len);

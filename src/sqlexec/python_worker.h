@@ -76,6 +76,9 @@ typedef struct cs_py_udf_command {
     size_t command_len;
     int n_args;
     const int *arg_offsets; /* columns of the batches sent */
+    /* NULL, or per argument its keyword (NULL: positional), sent for the eval types whose
+     * worker reads names (PySpark's read_single_udf); borrowed */
+    const char *const *arg_names;
 } cs_py_udf_command;
 
 typedef struct cs_py_worker_spec {

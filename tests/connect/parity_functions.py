@@ -116,4 +116,39 @@ check(isinstance(e, SparkRuntimeException) and "[USER_RAISED_EXCEPTION] too big"
 e = raised(lambda: spark.range(1).select(F.raise_error(F.lit("barfoo"))).collect())
 check(isinstance(e, SparkRuntimeException) and "barfoo" in str(e), "raise_error: %r" % (e,))
 
+# session_functions_and_replaced_calls: version(), current_user() (user(), session_user()) are
+# strings named after the call; to_timestamp_ltz / to_timestamp_ntz parse as to_timestamp does,
+# to the session's and to the zone-less timestamp; nullifzero / zeroifnull are nullif(x, 0) and
+# nvl(x, 0), named after their one argument
+spark.conf.set("spark.sql.ansi.enabled", "true")
+r = spark.range(1).select(F.version(), F.current_user(), F.user(), F.session_user())
+check(r.columns == ["version()", "current_user()", "user()", "session_user()"],
+      "session function names: %r" % (r.columns,))
+v = r.first()
+check(all(isinstance(x, str) and x for x in v), "session functions: %r" % (v,))
+check(v[0].startswith("4."), "version(): %r" % (v[0],))
+check(v[1] == v[2] == v[3], "current_user, user and session_user agree: %r" % (v,))
+ts = spark.createDataFrame([("2016-12-31 10:11:12",)], ["e"])
+r = ts.select(F.to_timestamp_ltz(ts.e).alias("l"), F.to_timestamp_ntz(ts.e).alias("n"),
+              F.to_timestamp_ltz(ts.e, F.lit("yyyy-MM-dd HH:mm:ss")).alias("lf"))
+check([f.dataType.simpleString() for f in r.schema.fields] == ["timestamp", "timestamp_ntz", "timestamp"],
+      "to_timestamp_ltz / _ntz types: %r" % (r.schema,))
+x = r.first()
+check(x.n.isoformat() == "2016-12-31T10:11:12" and x.l == x.lf, "to_timestamp_ltz / _ntz: %r" % (x,))
+z = spark.createDataFrame([(0,), (1,), (None,)], "a int")
+r = z.select(F.nullifzero(z.a), F.zeroifnull(z.a))
+check(r.columns == ["nullifzero(a)", "zeroifnull(a)"], "nullifzero / zeroifnull names: %r" % (r.columns,))
+check([tuple(x) for x in r.collect()] == [(None, 0), (1, 1), (None, 0)],
+      "nullifzero / zeroifnull: %r" % (r.collect(),))
+check([f.dataType.simpleString() for f in r.schema.fields] == ["int", "int"],
+      "nullifzero / zeroifnull types: %r" % (r.schema,))
+
+# array_of_mixed_literals_without_ansi: with spark.sql.ansi.enabled=false, array('a', 1, NULL,
+# 1.0) is an array of strings (non-ANSI findWiderCommonType with string promotion), not doubles
+spark.conf.set("spark.sql.ansi.enabled", "false")
+r = spark.range(1).select(F.lit(["a", 1, None, 1.0]).alias("x"), F.lit([["a", 1], [1, None, "b"]]).alias("y"))
+check(tuple(r.first()) == (["a", "1", None, "1.0"], [["a", "1"], ["1", None, "b"]]),
+      "mixed array without ANSI: %r" % (r.first(),))
+spark.conf.set("spark.sql.ansi.enabled", "true")
+
 print("PASS parity_functions")

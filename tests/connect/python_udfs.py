@@ -124,21 +124,107 @@ check("registered scalar iterator UDF",
       sorted(r[0] for r in spark.sql("SELECT plus_ten_iter(id) FROM range(3)").collect()),
       [10, 11, 12])
 
-# named_arguments_never_by_position: test_udf(b=..., a=...) gives the named answer (Spark) or is
-# refused (cspark, which cannot pass names to the worker yet), never the positional one
+# named_arguments_passed_by_name: test_udf(b=..., a=...) and test_udf(b => ..., a => ...) reach
+# the function as keyword arguments (PySpark's worker protocol: offsets with their names), for a
+# row-at-a-time and a scalar pandas UDF, with defaults and **kwargs; a positional argument after a
+# named one and a name given twice are Spark's analysis errors
 @udf("long")
 def a_minus_b(a, b):
     return a - b
 
 
-for what, q in [("DataFrame", lambda: spark.range(2).select(a_minus_b(b=col("id") * 10, a=col("id")))),
-                ("SQL", lambda: spark.udf.register("a_minus_b", a_minus_b) and spark.sql(
-                    "SELECT a_minus_b(b => id * 10, a => id) FROM range(2)"))]:
+@pandas_udf("long")
+def pd_a_minus_b(a: pd.Series, b: pd.Series) -> pd.Series:
+    return a - b
+
+
+@udf("long")
+def kw_only(**kw):
+    return kw["a"] - 10 * kw.get("b", 0)
+
+
+@udf("long")
+def with_default(a, b=100):
+    return a - b
+
+
+spark.udf.register("a_minus_b", a_minus_b)
+spark.udf.register("pd_a_minus_b", pd_a_minus_b)
+for what, q in [
+    ("DataFrame", lambda: spark.range(2).select(a_minus_b(b=col("id") * 10, a=col("id")))),
+    ("DataFrame, positional first", lambda: spark.range(2).select(a_minus_b(col("id"), b=col("id") * 10))),
+    ("pandas DataFrame", lambda: spark.range(2).select(pd_a_minus_b(b=col("id") * 10, a=col("id")))),
+    ("SQL", lambda: spark.sql("SELECT a_minus_b(b => id * 10, a => id) FROM range(2)")),
+    ("pandas SQL", lambda: spark.sql("SELECT pd_a_minus_b(b => id * 10, a => id) FROM range(2)")),
+]:
+    check("named arguments from " + what, sorted(r[0] for r in q().collect()), [-9, 0])
+check("named arguments into **kwargs",
+      sorted(r[0] for r in spark.range(2).select(kw_only(b=col("id"), a=col("id") * 100)).collect()),
+      [0, 90])
+check("named argument with a default left out",
+      sorted(r[0] for r in spark.range(2).select(with_default(a=col("id"))).collect()), [-100, -99])
+check("named UDF column name",
+      spark.range(1).select(a_minus_b(b=col("id"), a=col("id"))).columns, ["a_minus_b(b => id, a => id)"])
+for what, q, cls in [
+    ("a name twice", "SELECT a_minus_b(a => id, a => id * 10) FROM range(2)",
+     "DUPLICATE_ROUTINE_PARAMETER_ASSIGNMENT.DOUBLE_NAMED_ARGUMENT_REFERENCE"),
+    ("positional after named", "SELECT a_minus_b(a => id, id * 10) FROM range(2)",
+     "UNEXPECTED_POSITIONAL_ARGUMENT"),
+]:
     try:
-        got = sorted(r[0] for r in q().collect())
-    except Exception as e:  # noqa: BLE001 - a refusal is the other allowed outcome
-        got = "refused" if "UNSUPPORTED_FEATURE" in str(e) else repr(e)
-    check("named arguments from " + what, got in ([-9, 0], "refused"), True)
+        spark.sql(q).collect()
+        got = "no error"
+    except Exception as e:  # noqa: BLE001 - the class is what is checked
+        got = getattr(e, "getErrorClass", lambda: repr(e))()
+    check("named arguments: " + what, got, cls)
+try:
+    spark.sql("SELECT a_minus_b(c => 'x') FROM range(2)").collect()
+    got = "no error"
+except PythonException as e:
+    got = "got an unexpected keyword argument 'c'" in str(e)
+check("named arguments: an unknown name is the function's error", got, True)
+
+# python_udf_in_join_condition: a UDF over both sides of an inner join's condition runs in a
+# filter over the join (Spark's ExtractPythonUDFFromJoinCondition), alone or beside an equi-join
+# condition; another join type with such a condition is refused; a UDF over one side is a key
+from pyspark.sql import Row  # noqa: E402
+
+left = spark.createDataFrame([Row(a=1, a1=1), Row(a=2, a1=2)])
+right = spark.createDataFrame([Row(b=1, b1=1), Row(b=1, b1=3)])
+same = udf(lambda x, y: x == y, "boolean")
+check("UDF as an inner join's only condition",
+      sorted(tuple(r) for r in left.join(right, same("a", "b")).collect()), [(1, 1, 1, 1), (1, 1, 1, 3)])
+check("UDF beside an equi-join condition",
+      [tuple(r) for r in left.join(right, [same("a", "b"), left.a1 == right.b1]).collect()], [(1, 1, 1, 1)])
+try:
+    left.join(right, [same("a", "b"), left.a1 == right.b1], "left").collect()
+    got = "no error"
+except Exception as e:  # noqa: BLE001 - the class is what is checked
+    got = getattr(e, "getErrorClass", lambda: repr(e))()
+check("UDF in a left join's condition", got, "UNSUPPORTED_FEATURE.PYTHON_UDF_IN_ON_CLAUSE")
+ident = udf(lambda x: x, "long")
+check("UDFs over one side each as join keys",
+      [tuple(r) for r in left.join(right, [ident("a") == ident("b"), left.a1 == right.b1]).collect()],
+      [(1, 1, 1, 1)])
+
+# python_udf_in_aggregate: UDFs as grouping keys and as an aggregate's argument, and a
+# non-deterministic one refused there (Spark's CheckAnalysis)
+kv = spark.createDataFrame([(1, "1"), (2, "2"), (1, "2"), (1, "2")], ["key", "value"])
+strlen = udf(lambda x: len(x), "int")
+add2 = udf(lambda a, b: int(a + b), "int")
+got = (kv.groupBy(ident(col("key")).alias("k")).agg(F.sum(strlen(col("value"))).alias("s"))
+       .select(add2(col("k"), col("s")).alias("t")))
+check("UDF in a grouping key and an aggregate's argument", sorted(r.t for r in got.collect()), [3, 4])
+check("UDF filter over distinct",
+      [tuple(r) for r in kv.select("key").distinct().filter(udf(lambda a: a == 1, "boolean")("key")).collect()],
+      [(1,)])
+rnd = udf(lambda: 7, "int").asNondeterministic()
+try:
+    spark.range(3).agg(F.sum(rnd())).collect()
+    got = "no error"
+except Exception as e:  # noqa: BLE001 - the class is what is checked
+    got = getattr(e, "getErrorClass", lambda: repr(e))()
+check("non-deterministic UDF in an aggregate", got, "AGGREGATE_FUNCTION_WITH_NONDETERMINISTIC_EXPRESSION")
 
 # renamed_columns_reach_python: columns renamed by toDF reach mapInPandas (and applyInPandas
 # below) under their new names
