@@ -624,7 +624,7 @@ static void test_partial_that_does_not_reduce_streams(void **state)
  * and a string key (encoded), nulls as one group, in Complete mode and through Partial -> Final. */
 static void test_many_groups_each_found_again_through_growth(void **state)
 {
-    enum { G = 120000, NULLS = 100, ROWS = 3 * G + NULLS, BATCH = 4096 };
+    enum { G = 60000, NULLS = 100, ROWS = 3 * G + NULLS, BATCH = 4096 };
     cs_col_type *schema = t_schema(2, (const char *const[]){"k", "s"},
                                    (cs_col_type *const[]){T(CS_TYPE_LONG), T(CS_TYPE_STRING)});
     int64_t *k = malloc(sizeof *k * ROWS);
