@@ -326,6 +326,19 @@ static void coarse_remove_rdd(sched_backend *base, int rdd_id)
     cs_coarse_send_to_live(b, &env);
 }
 
+/* A finished SQL execution's shuffles: every live executor deletes their files. */
+static void coarse_remove_shuffles(sched_backend *base, const int *ids, int n)
+{
+    coarse_backend *b = (coarse_backend *)base;
+    Cspark__RemoveShuffle rs = CSPARK__REMOVE_SHUFFLE__INIT;
+    rs.n_shuffle_ids = (size_t)n;
+    rs.shuffle_ids = (int32_t *)ids;
+    Cspark__Envelope env = CSPARK__ENVELOPE__INIT;
+    env.body_case = CSPARK__ENVELOPE__BODY_REMOVE_SHUFFLE;
+    env.remove_shuffle = &rs;
+    cs_coarse_send_to_live(b, &env);
+}
+
 static int coarse_total_cores(sched_backend *base)
 {
     coarse_backend *b = (coarse_backend *)base;
@@ -717,6 +730,7 @@ coarse_backend *cs_coarse_backend_new(const cluster_env *env, const coarse_optio
     b->base.request_total = o->request_total ? coarse_request_total : NULL;
     b->base.remove_executors = coarse_remove_executors;
     b->base.remove_rdd = coarse_remove_rdd;
+    b->base.remove_shuffles = coarse_remove_shuffles;
     b->env = *env;
     b->opt = *o;
     b->secret = o->secret ? cs_xstrdup(o->secret) : NULL;

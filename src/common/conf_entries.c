@@ -160,6 +160,8 @@ static const cs_conf_entry entries[] = {
     SIZE_POS("spark.reducer.maxSizeInFlight", CS_MiB),
     SIZE_POS("spark.broadcast.blockSize", CS_KiB),
     INT("spark.shuffle.io.maxRetries", 0, IMAX),
+    /* a finished SQL execution's shuffles and lineage are freed (session/query_lineage.h) */
+    BOOL_D("spark.cleaner.referenceTracking", "true"),
     INT("spark.shuffle.minNumPartitionsToHighlyCompress", 1, IMAX),
     SIZE_POS("spark.shuffle.accurateBlockThreshold", CS_BYTE),
     DOUBLE("spark.shuffle.accurateBlockSkewedFactor", -NOMAX, NOMAX, false, false),

@@ -136,6 +136,7 @@ int cs_local_dir_create(const cs_conf *conf, const char *name, char **path, cs_e
     base[n] = 0;
     char tmpl[PATH_MAX + 160];
     snprintf(tmpl, sizeof tmpl, "%s/%s-XXXXXX", base, name);
+    (void)cs_make_dirs(base); /* a root that does not exist yet is made, as Spark's mkdirs */
     if (!mkdtemp(tmpl))
         return cs_error_set(err, CS_EIO, "cannot create a local directory under %s (%s): %s", base,
                             key, strerror(errno));

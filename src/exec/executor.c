@@ -46,6 +46,7 @@
 #include "plan/pb_helpers.h"
 #include "plan/stage_plan.h"
 #include "plan/task_codec.h"
+#include "shuffle/shuffle.h"
 
 /* How long an executor keeps trying to reach its driver at start-up. */
 #define EXECUTOR_CONNECT_WINDOW_MS 60000
@@ -225,6 +226,13 @@ static void on_message(void *arg, rpc_conn *c, const Cspark__Envelope *msg)
     case CSPARK__ENVELOPE__BODY_REMOVE_RDD: /* unpersist */
         if (x->bm) cs_block_manager_remove_rdd(x->bm, msg->remove_rdd->rdd_id);
         break;
+    case CSPARK__ENVELOPE__BODY_REMOVE_SHUFFLE: { /* a finished SQL execution's shuffles */
+        int removed = cs_shuffle_remove_files(x->local_dir, msg->remove_shuffle->shuffle_ids,
+                                              (int)msg->remove_shuffle->n_shuffle_ids);
+        CS_INFO("executor", "executor=%s event=shuffles_removed shuffles=%zu files=%d",
+                cs_log_value(x->opt->executor_id), msg->remove_shuffle->n_shuffle_ids, removed);
+        break;
+    }
     case CSPARK__ENVELOPE__BODY_REMOVE_EXECUTOR: /* a peer is lost: stop fetching from it */
         cs_block_fetcher_executor_lost(x->fetcher, msg->remove_executor->executor_id,
                                        msg->remove_executor->reason);

@@ -1,6 +1,6 @@
 /*
  * rdd.c — the lineage graph's storage (see rdd.h): nodes and shuffle dependencies added with ids,
- * and freed with everything they own when the graph goes.
+ * and freed with everything they own when the graph goes (or, a finished part, before).
  */
 #include "plan/rdd.h"
 
@@ -64,6 +64,30 @@ void cs_lineage_free(lineage_graph *g)
     free(g->deps);
     pthread_mutex_destroy(&g->lock);
     memset(g, 0, sizeof *g);
+}
+
+/* Takes items[0..n) out of the array arr[0..*len) (order is not kept; ids are not positions). */
+static void take_out(void **arr, int *len, void *const *items, int n)
+{
+    for (int i = 0; i < n; i++)
+        for (int k = *len - 1; k >= 0; k--)
+            if (arr[k] == items[i]) {
+                arr[k] = arr[--*len];
+                break;
+            }
+}
+
+void cs_lineage_release(lineage_graph *g, cspark_rdd *const *rdds, int n, shuffle_dep *const *deps,
+                        int nd)
+{
+    pthread_mutex_lock(&g->lock);
+    take_out((void **)g->rdds, &g->num_rdds, (void *const *)rdds, n);
+    take_out((void **)g->deps, &g->num_deps, (void *const *)deps, nd);
+    pthread_mutex_unlock(&g->lock);
+    for (int i = 0; i < n; i++)
+        rdd_free(rdds[i]);
+    for (int i = 0; i < nd; i++)
+        dep_free(deps[i]);
 }
 
 cspark_rdd *cs_rdd_new(lineage_graph *g, rdd_kind kind, int num_partitions, const char *name)

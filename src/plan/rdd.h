@@ -7,9 +7,10 @@
  * process: it belongs to exactly one lineage_graph, which frees it.
  *
  * Ownership: a lineage_graph owns every node and dependency added to it, with their closure
- * copies, source data and tables (cs_lineage_free). Nodes are immutable once built (but for the
- * storage level, which the driver changes only between jobs), so tasks on any thread may read
- * them without locks; adding to a graph is thread-safe (the graph's lock).
+ * copies, source data and tables (cs_lineage_free, or cs_lineage_release for a part). Nodes are
+ * immutable once built (but for the storage level, which the driver changes only between jobs), so
+ * tasks on any thread may read them without locks; adding to a graph is thread-safe (the graph's
+ * lock).
  */
 #ifndef CSPARK_PLAN_RDD_H
 #define CSPARK_PLAN_RDD_H
@@ -186,6 +187,11 @@ typedef struct lineage_graph {
 void cs_lineage_init(lineage_graph *g);
 /* Frees every node and dependency of the graph (not the graph struct itself). */
 void cs_lineage_free(lineage_graph *g);
+/* Takes nodes rdds[0..n) and dependencies deps[0..nd) out of g and frees them, before the
+ * application ends: a finished SQL execution's, which nothing refers to any more (its jobs
+ * ended and its shuffles were removed from the scheduler). Thread-safe as adding. */
+void cs_lineage_release(lineage_graph *g, cspark_rdd *const *rdds, int n, shuffle_dep *const *deps,
+                        int nd);
 /* A new node of g with the next id, named `name` (copied). */
 cspark_rdd *cs_rdd_new(lineage_graph *g, rdd_kind kind, int num_partitions, const char *name);
 /* A new shuffle dependency of g with the next shuffle id, whose map side is parent. */

@@ -44,6 +44,7 @@
 #include "common/fsutil.h"
 #include "common/log.h"
 #include "common/strutil.h"
+#include "fs/fs.h"
 #include "fs/shipped_files.h"
 
 #define PROGRAM "cspark-submit"
@@ -119,6 +120,7 @@ static int py_file_local_path(const cs_conf *conf, const char *item, char **fetc
         local += 8;
     } else if (cs_files_is_remote(local)) {
         const char *base = strrchr(local, '/');
+        cs_fs_configure(conf); /* spark.hadoop.fs.s3a.*: no context has read them yet */
         if (!*fetch_dir && cs_local_dir_create(conf, "cspark-pyfiles", fetch_dir, &err) < 0) {
             cs_log_user_error(PROGRAM, "%s", err.msg);
             return 1;

@@ -206,6 +206,8 @@ void cs_dag_stage_link_shuffles(scheduler *s, stage *st, shuffle_dep *const *dep
                                 int job_id);
 /* Whether job j runs stage st (its result stage or one its result stage waits for). */
 bool cs_dag_job_needs(scheduler *s, const job *j, const stage *st);
+/* Whether stage from is st or reads it through its parents. */
+bool cs_dag_stage_reaches(scheduler *s, const stage *from, const stage *st);
 /* Attempts in flight (queued or running) of the stages job j runs. */
 int cs_dag_job_in_flight(scheduler *s, const job *j);
 /* Zeroed memory owned by st until cs_dag_stage_free (attempts' inputs: tasks may outlive one). */

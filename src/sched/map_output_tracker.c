@@ -5,8 +5,9 @@
  * whether a running stage reads from an executor, every output with its shuffle's activity
  * (shuffle tracking), and a shuffle's partition sizes (adaptive execution's
  * MapOutputStatistics); and, for decommissioning too, the cached partitions at an executor and
- * one moved to another executor (the block registry). The job thread registers and
- * unregisters outputs in dag_scheduler.c; everything here holds outputs_lock.
+ * one moved to another executor (the block registry); and the removal of shuffles no job will
+ * read again (Spark's ContextCleaner). The job thread registers and unregisters outputs in
+ * dag_scheduler.c; everything here holds outputs_lock (the removal dag_lock too).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -193,6 +194,59 @@ int cs_scheduler_shuffle_sizes(scheduler *s, int shuffle_id, uint64_t *bytes, in
             bytes[r] += cs_map_status_size(o->maps[m], r);
     pthread_mutex_unlock(&s->outputs_lock);
     return rc;
+}
+
+/* Whether shuffle dep's map stage can go: no active job runs it and no task of it is in flight
+ * (dag_lock held). */
+static bool shuffle_unused(scheduler *s, const shuffle_dep *dep)
+{
+    stage *st = dep->shuffle_id < s->cap_shuffles ? s->shuffle_stages[dep->shuffle_id] : NULL;
+    if (!st) return true;
+    if (st->running || st->waiting || st->in_flight > 0) return false;
+    for (int i = 0; i < s->num_jobs; i++)
+        if (cs_dag_job_needs(s, s->jobs[i], st)) return false;
+    for (int i = 0; i < s->num_retained; i++)
+        if (cs_dag_stage_reaches(s, s->retained[i], st)) return false;
+    return true;
+}
+
+bool cs_scheduler_remove_shuffles(scheduler *s, shuffle_dep *const *deps, int n)
+{
+    if (n <= 0) return true;
+    pthread_mutex_lock(&s->dag_lock);
+    bool unused = true;
+    for (int i = 0; unused && i < n; i++)
+        unused = shuffle_unused(s, deps[i]);
+    if (!unused) {
+        pthread_mutex_unlock(&s->dag_lock);
+        CS_INFO("scheduler", "event=shuffles_kept shuffles=%d reason=in_use", n);
+        return false;
+    }
+    int *ids = cs_xcalloc((size_t)n, sizeof *ids);
+    int nids = 0;
+    pthread_mutex_lock(&s->outputs_lock);
+    for (int i = 0; i < n; i++) {
+        int sid = deps[i]->shuffle_id;
+        if (sid >= s->cap_shuffles || !s->shuffle_stages[sid]) continue;
+        map_outputs *o = &s->outputs[sid];
+        for (int m = 0; o->maps && m < o->num_maps; m++)
+            if (o->maps[m]) {
+                cs_map_status_free(o->maps[m]);
+                free(o->maps[m]);
+            }
+        free(o->maps);
+        memset(o, 0, sizeof *o);
+        s->active_shuffle[sid] = false;
+        cs_dag_stage_free(s->shuffle_stages[sid]);
+        s->shuffle_stages[sid] = NULL;
+        ids[nids++] = sid;
+    }
+    pthread_mutex_unlock(&s->outputs_lock);
+    pthread_mutex_unlock(&s->dag_lock);
+    if (nids > 0 && s->backend->remove_shuffles) s->backend->remove_shuffles(s->backend, ids, nids);
+    CS_DEBUG("scheduler", "event=shuffles_removed shuffles=%d", nids);
+    free(ids);
+    return true;
 }
 
 /* The block registry is the map-output tracker's sibling for cached partitions (Spark's

@@ -67,6 +67,9 @@ struct sched_backend {
                              const char *reason, bool *removed);
     /* Every process holding cached partitions drops those of rdd_id (unpersist); NULL: none. */
     void (*remove_rdd)(sched_backend *b, int rdd_id);
+    /* Every process holding map outputs of shuffles ids[0..n) deletes their files: no job will
+     * read them again (cs_scheduler_remove_shuffles); NULL: none. */
+    void (*remove_shuffles)(sched_backend *b, const int *ids, int n);
     scheduler *sched;                /* set by cs_scheduler_new */
     struct cs_task_scheduler *tasks; /* set by cs_scheduler_new: where the offers go */
 };
@@ -211,6 +214,13 @@ void cs_scheduler_shuffle_holdings(scheduler *s,
  * enabled and the backend supports request_total; call once the backend can take requests. */
 struct alloc_settings;
 void cs_scheduler_start_dynamic_allocation(scheduler *s, const struct alloc_settings *st);
+
+/* Spark's ContextCleaner for shuffles no job will read again (a finished SQL execution's): the
+ * map stages of deps[0..n) and their map statuses are freed and the backend has their files
+ * deleted wherever they are. All or none: when one of them is still needed (an active job runs
+ * its stage, or a task of it is still in flight, e.g. one the task reaper left running), none is
+ * removed and false is returned (the caller keeps their lineage). Any thread but a job's. */
+bool cs_scheduler_remove_shuffles(scheduler *s, shuffle_dep *const *deps, int n);
 
 /* Unpersist: the block registry forgets rdd_id's blocks and the backend has them dropped
  * wherever they are held. Between jobs, on the application's thread. */

@@ -3,8 +3,9 @@
  * is linked to the shuffle-map stages of the shuffles its narrow lineage reads, each created once
  * per application and keyed by shuffle id (parents first, so they get the lower ids, as Spark's
  * getOrCreateShuffleMapStage), with its slot in the map-output tracker; and the memory a stage
- * owns until the application stops; and the walks of a job's stages (whether a job needs a
- * stage, its attempts in flight), which tell the concurrent jobs' stages apart. Called by
+ * owns until the application stops (or its shuffle is removed: map_output_tracker.c); and the
+ * walks of a job's stages (whether a job needs a stage, its attempts in flight), which tell the
+ * concurrent jobs' stages apart. Called by
  * dag_scheduler.c with dag_lock held; the tracker's arrays are resized with outputs_lock held, as
  * other threads read them.
  */
@@ -161,6 +162,11 @@ static bool reaches(const stage *from, const stage *st, unsigned epoch)
 bool cs_dag_job_needs(scheduler *s, const job *j, const stage *st)
 {
     return reaches(j->final, st, ++s->visit_epoch);
+}
+
+bool cs_dag_stage_reaches(scheduler *s, const stage *from, const stage *st)
+{
+    return reaches(from, st, ++s->visit_epoch);
 }
 
 /* Attempts in flight of the stages job j runs (dag_lock held). */

@@ -35,6 +35,9 @@
  * Uncorrelated scalar subqueries run through the planner's run_scalar callback: planned,
  * copied and run as a query of their own before the outer plan is finished.
  *
+ * When the query ends, its broadcasts are destroyed and its shuffles and lineage nodes given back
+ * (query_lineage.h: the executors delete the shuffle files), so a long-lived driver keeps none.
+ *
  * Jobs carry the statement as their description and the group "cspark-sql-<execution id>".
  * A job that fails does not fail the context (the session goes on); a task's Spark error
  * ("[DIVIDE_BY_ZERO] ... SQLSTATE: 22012") becomes the statement's error, and a job cancelled on
@@ -52,6 +55,7 @@
 #include "sched/listener.h"
 #include "sched/scheduler.h"
 #include "session/adaptive_plan.h"
+#include "session/query_lineage.h"
 #include "session/session_internal.h"
 #include "sql/analyzer.h"
 #include "sql/optimizer.h"
@@ -87,6 +91,7 @@ typedef struct qrun {
     cs_sql_adaptive_conf aqe;
     materialized *mat;
     int n_mat, cap_mat;
+    cs_query_lineage nodes; /* what it adds to the lineage graph (given back at the end) */
 } qrun;
 
 /* The inputs of the stage being built: its leaves' numbers index these. */
@@ -113,45 +118,6 @@ static void keep_cut(qrun *q, cs_phys_node *n)
         q->cut = cs_xrealloc(q->cut, (size_t)q->cap_cut * sizeof *q->cut);
     }
     q->cut[q->n_cut++] = n;
-}
-
-/* ---- errors of jobs ------------------------------------------------------------------------- */
-
-/* A job failed: when a task's message carries Spark's "[CLASS] ... SQLSTATE: xxxxx", err becomes
- * that error (class, state, message from the class on), as Spark rethrows the task's
- * SparkThrowable. A class may start with '_' (Spark's _LEGACY_ERROR_TEMP_*, no SQLSTATE). */
-static int job_error(cs_error *err)
-{
-    if (err->error_class[0]) return err->code;
-    if (err->code == CS_ECANCELLED) { /* the scheduler's "Job N cancelled <reason>": Spark's
-                                       * SparkCoreErrors.sparkJobCancelled */
-        char msg[sizeof err->msg];
-        snprintf(msg, sizeof msg, "[SPARK_JOB_CANCELLED] %.*s SQLSTATE: XXKDA",
-                 (int)strcspn(err->msg, "\n"), err->msg);
-        snprintf(err->msg, sizeof err->msg, "%s", msg);
-        snprintf(err->error_class, sizeof err->error_class, "SPARK_JOB_CANCELLED");
-        memcpy(err->sql_state, "XXKDA", 6);
-        return err->code;
-    }
-    for (const char *p = strchr(err->msg, '['); p; p = strchr(p + 1, '[')) {
-        const char *e = p + 1;
-        while ((*e >= 'A' && *e <= 'Z') || (*e >= '0' && *e <= '9') || *e == '_' || *e == '.')
-            e++;
-        if (*e != ']' || e - p < 4 || !((p[1] >= 'A' && p[1] <= 'Z') || p[1] == '_')) continue;
-        char cls[96], state[6] = "";
-        snprintf(cls, sizeof cls, "%.*s", (int)(e - p - 1), p + 1);
-        const char *st = strstr(p, "SQLSTATE: ");
-        if (st) snprintf(state, sizeof state, "%.5s", st + 10);
-        char msg[sizeof err->msg];
-        size_t n = strcspn(p, "\n"), upto = st ? (size_t)(st + 15 - p) : 0;
-        if (st && (upto < n || strcmp(cls, "PYTHON_EXCEPTION") == 0)) n = upto; /* tracebacks */
-        snprintf(msg, sizeof msg, "%.*s", (int)n, p);
-        snprintf(err->msg, sizeof err->msg, "%s", msg);
-        snprintf(err->error_class, sizeof err->error_class, "%s", cls);
-        memcpy(err->sql_state, state, sizeof state);
-        break;
-    }
-    return err->code;
 }
 
 /* ---- running a node ------------------------------------------------------------------------- */
@@ -201,7 +167,7 @@ static int run_collect(qrun *q, cspark_rdd *r, const char *op, collected *c, cs_
     job_properties props = job_props(q, op, call_site);
     task_sink sink = {.kind = SINK_COLLECT};
     int rc = cs_scheduler_run_job(q->sc->sched, r, NULL, 0, &props, &sink, on_collect, c, err);
-    return rc < 0 ? job_error(err) : 0;
+    return rc < 0 ? cs_session_job_error(err) : 0;
 }
 
 /* ---- cutting a stage ------------------------------------------------------------------------ */
@@ -320,8 +286,9 @@ static int run_broadcast(qrun *q, cs_phys_node *bex, int64_t *id, cs_error *err)
 /* A stage node of the query: its tasks evaluate with the session's settings (SET values). */
 static cspark_rdd *sql_exec_node(qrun *q, const cs_sbuf *plan, int parts, const char *name)
 {
-    cspark_rdd *r =
-        cs_rdd_sql_exec_new(&q->sc->graph, (const uint8_t *)plan->data, plan->len, parts, name);
+    cspark_rdd *r = cs_query_lineage_add_rdd(
+        &q->nodes,
+        cs_rdd_sql_exec_new(&q->sc->graph, (const uint8_t *)plan->data, plan->len, parts, name));
     cs_rdd_sql_exec_set_session(r, cs_sql_conf_bool(q->s->conf, "spark.sql.ansi.enabled"),
                                 cs_sql_conf_get(q->s->conf, "spark.sql.session.timeZone"));
     return r;
@@ -368,7 +335,9 @@ static int cut_union(qrun *q, cs_phys_node *n, int i, stage_inputs *in, cs_error
         if (!r) return err->code ? err->code : CS_EINVAL;
         keep_cut(q, u->children[k]);
         u->children[k] = NULL;
-        all = all ? cs_rdd_union_new(&q->sc->graph, all, r, "Union") : r;
+        all = all ? cs_query_lineage_add_rdd(&q->nodes,
+                                             cs_rdd_union_new(&q->sc->graph, all, r, "Union"))
+                  : r;
     }
     keep_cut(q, u);
     n->children[i] = leaf(CS_PH_PARENT_READ, u, in->n_parents);
@@ -382,7 +351,7 @@ static shuffle_dep *map_stage(qrun *q, cs_phys_node *ex, cs_error *err)
 {
     cspark_rdd *map = build_stage(q, ex, err);
     if (!map) return NULL;
-    shuffle_dep *d = cs_shuffle_dep_new(&q->sc->graph, map);
+    shuffle_dep *d = cs_query_lineage_add_dep(&q->nodes, cs_shuffle_dep_new(&q->sc->graph, map));
     d->partitioner.kind = PART_PASSTHROUGH;
     d->partitioner.num_partitions = ex->num_partitions; /* a range exchange's: after sampling */
     return d;
@@ -729,7 +698,7 @@ static int materialize_stages(qrun *q, cs_phys_node *plan, cs_error *err)
         job_properties props = job_props(q, "shuffle map stages", call_site);
         rc = cs_scheduler_run_map_stages(q->sc->sched, deps, r.n, &props, err);
         if (rc < 0) {
-            rc = job_error(err);
+            rc = cs_session_job_error(err);
             break;
         }
         for (int k = first; k < q->n_mat; k++) {
@@ -763,6 +732,7 @@ static void qrun_end(qrun *q)
     for (int i = 0; i < q->n_broadcasts; i++)
         cspark_broadcast_destroy(q->sc, (cspark_broadcast_var){q->broadcasts[i]});
     free(q->broadcasts);
+    cs_query_lineage_release(&q->nodes, q->sc);
 }
 
 /* Runs plan (taken over, freed) and appends its batches to out (local plans: query_local.c). */
@@ -931,9 +901,9 @@ static int run_final(qrun *q, cs_phys_node *plan, cs_error *err)
     cspark_rdd *r = rc == 0 ? build_stage(q, plan, err) : NULL;
     char call_site[160];
     job_properties props = job_props(q, "save", call_site);
-    cs_session_final_stage st = {q->sc, r, plan->schema, &props};
+    cs_session_final_stage st = {q->sc, r, plan->schema, &props, &q->nodes};
     if (rc == 0 && !r) rc = err->code ? err->code : CS_EINVAL;
-    if (rc == 0 && q->s->write_stage(q->s->write_arg, &st, err) < 0) rc = job_error(err);
+    if (rc == 0 && q->s->write_stage(q->s->write_arg, &st, err) < 0) rc = cs_session_job_error(err);
     cs_phys_free(plan);
     return rc;
 }

@@ -24,6 +24,7 @@
 #include "fs/fs.h"
 #include "plan/rdd.h"
 #include "sched/scheduler.h"
+#include "session/query_lineage.h"
 #include "session/session_internal.h"
 #include "sqlexec/sql_error.h"
 
@@ -107,7 +108,8 @@ static int write_stage(void *arg, const cs_session_final_stage *st, cs_error *er
     };
     char name[160];
     snprintf(name, sizeof name, "WriteFiles (%s)", j->fmt->name);
-    cspark_rdd *wr = cs_rdd_datasource_write_new(&st->sc->graph, &d, st->rdd, name);
+    cspark_rdd *wr = cs_query_lineage_add_rdd(
+        st->lineage, cs_rdd_datasource_write_new(&st->sc->graph, &d, st->rdd, name));
     j->n_parts = wr->num_partitions;
     j->parts = cs_xcalloc((size_t)j->n_parts + 1, sizeof *j->parts);
     for (int i = 0; i < j->n_parts; i++)

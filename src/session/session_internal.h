@@ -49,9 +49,14 @@ bool cs_session_plan_local(const struct cs_phys_node *plan);
  * Spark's error (the same as the query's task would have raised). */
 int cs_session_run_local(cs_sql_session *s, struct cs_phys_node *plan, cs_sql_result *out,
                          cs_error *err);
+/* A job failed: when a task's message carries Spark's "[CLASS] ... SQLSTATE: xxxxx", err becomes
+ * that error (class, state, message from the class on), as Spark rethrows the task's
+ * SparkThrowable; a job cancelled on request becomes SPARK_JOB_CANCELLED. Returns err->code. */
+int cs_session_job_error(cs_error *err);
 /* The final stage of a query, for a consumer other than collecting (query_write.c): its lineage
  * node, the schema of its batches (each record's value one cs_sql_batch_encode'd batch) and the
- * properties its job runs with. All borrowed for the call. */
+ * properties its job runs with, and the query's lineage, where a node the consumer makes goes
+ * (freed with the query's). All borrowed for the call. */
 struct job_properties;
 struct cspark_rdd;
 typedef struct cs_session_final_stage {
@@ -59,6 +64,7 @@ typedef struct cs_session_final_stage {
     struct cspark_rdd *rdd;
     const cs_col_type *schema;
     const struct job_properties *props;
+    struct cs_query_lineage *lineage;
 } cs_session_final_stage;
 typedef int (*cs_session_final_fn)(void *arg, const cs_session_final_stage *stage, cs_error *err);
 /* cs_session_run_query with the final stage handed to fn instead of collected (out is the

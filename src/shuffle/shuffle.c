@@ -5,6 +5,7 @@
  */
 #include "shuffle/shuffle.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@
 #include <xxhash.h>
 
 #include "common/err.h"
+#include "common/log.h"
 #include "records/recio.h"
 #include "shuffle/external_sort.h"
 #include "shuffle/spill.h"
@@ -79,6 +81,28 @@ void cs_shuffle_file_paths(const char *dir, int shuffle_id, int map_id, char *da
 {
     if (data) snprintf(data, cap, "%s/shuffle_%d_%d_0.data", dir, shuffle_id, map_id);
     if (index) snprintf(index, cap, "%s/shuffle_%d_%d_0.index", dir, shuffle_id, map_id);
+}
+
+int cs_shuffle_remove_files(const char *dir, const int *ids, int n)
+{
+    DIR *d = n > 0 && dir ? opendir(dir) : NULL;
+    if (!d) return 0;
+    int removed = 0;
+    for (struct dirent *de; (de = readdir(d));) {
+        int sid = -1;
+        if (sscanf(de->d_name, "shuffle_%d_", &sid) != 1) continue;
+        bool listed = false;
+        for (int i = 0; i < n && !listed; i++)
+            listed = ids[i] == sid;
+        if (!listed) continue;
+        if (unlinkat(dirfd(d), de->d_name, 0) == 0)
+            removed++;
+        else if (errno != ENOENT)
+            CS_WARN("shuffle", "event=shuffle_file_not_removed file=%s/%s reason=%s", dir,
+                    de->d_name, cs_log_quote(strerror(errno)));
+    }
+    closedir(d);
+    return removed;
 }
 
 int cs_shuffle_index_read(const char *dir, int shuffle_id, int map_id, int reduce_id,

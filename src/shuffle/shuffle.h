@@ -141,6 +141,10 @@ int cs_shuffle_checksum_conf(const cs_conf *conf, cs_checksum_algo *out, cs_erro
 /* Files of one map output: <dir>/shuffle_<shuffle>_<map>_0.data and .index (cap bytes each). */
 void cs_shuffle_file_paths(const char *dir, int shuffle_id, int map_id, char *data, char *index,
                            size_t cap);
+/* Deletes the files of shuffles ids[0..n) in dir (every map's data and index files, and temporary
+ * ones): Spark's IndexShuffleBlockResolver removing an unregistered shuffle's data. Returns how
+ * many files went; a file that cannot be deleted is logged and skipped. */
+int cs_shuffle_remove_files(const char *dir, const int *ids, int n);
 /* The segment of reduce_id in the data file, from the index file. CS_ENOTFOUND/CS_EIO/CS_EPROTO. */
 int cs_shuffle_index_read(const char *dir, int shuffle_id, int map_id, int reduce_id,
                           uint64_t *offset, uint64_t *length, cs_error *err);

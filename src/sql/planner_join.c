@@ -7,8 +7,8 @@
  * keys, BroadcastNestedLoopJoin without keys; the null-aware anti join of NOT IN; existence
  * joins as a semi and an anti join's union. The residual condition is bound over the left
  * output followed by the right. A shuffled join also names the side adaptive execution
- * materializes first (the smaller by a foreign-key estimate of joins' sizes): when it proves
- * small enough to broadcast, the other side is never shuffled.
+ * materializes first (the smaller by a foreign-key estimate of joins' sizes and a guessed share
+ * for filters): when it proves small enough to broadcast, the other side is never shuffled.
  *
  * Called by planner.c. Ownership: as planner.c's.
  */
@@ -125,9 +125,24 @@ static int64_t relation_bytes(const cs_logical_plan *p)
     return s < 1 ? 1 : s;
 }
 
+/* The share of its input's rows a filter is guessed to keep, for ordering map stages only: half
+ * per conjunct, but an isnotnull keeps all (the optimizer infers one on every inner join key,
+ * on both sides alike), and never under 1/64 (the guess must not outweigh a size ratio that
+ * large). Spark without statistics keeps a filter's input estimate. */
+static double filter_share(const cs_sql_expr *e)
+{
+    if (!e) return 1.0;
+    if (is_call(e, "and", 2)) {
+        double s = filter_share(e->args[0]) * filter_share(e->args[1]);
+        return s < 1.0 / 64 ? 1.0 / 64 : s;
+    }
+    return is_call(e, "isnotnull", 1) ? 1.0 : 0.5;
+}
+
 /* The estimated bytes of p's rows: Spark's estimate (a join's the product of its sides'), or,
  * with fk_joins, a join with a condition estimated as its larger side's rows (a foreign-key
- * join's), which orders the sides' map stages (adaptive_*_first) and decides nothing else. */
+ * join's) and a filter as the share of its input filter_share guesses, which orders the sides'
+ * map stages (adaptive_*_first) and decides nothing else. */
 static int64_t est_size(const cs_logical_plan *p, bool fk_joins)
 {
     if (p->kind == CS_LP_RELATION) return relation_bytes(p);
@@ -154,6 +169,12 @@ static int64_t est_size(const cs_logical_plan *p, bool fk_joins)
         int64_t s = l >= r ? l : r;
         if (s == INT64_MAX) return s;
         s = (int64_t)((double)s * (double)row_size(p) / (double)row_size(big));
+        return s < 1 ? 1 : s;
+    }
+    case CS_LP_FILTER: {
+        int64_t child = est_size(p->children[0], fk_joins);
+        if (!fk_joins || child == INT64_MAX) return child;
+        int64_t s = (int64_t)((double)child * filter_share(p->condition));
         return s < 1 ? 1 : s;
     }
     case CS_LP_SET_OP: {

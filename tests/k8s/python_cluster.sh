@@ -3,7 +3,9 @@
 # (`cspark-submit --deploy-mode cluster job.py`, Spark 4's spark.api.mode=connect): the program
 # (tests/k8s/python_job/job.py, unchanged PySpark) and its --py-files module travel in the
 # driver's ConfigMap (then, in a second run, through a file: spark.kubernetes.file.upload.path
-# every pod shares: removed when the application ends); the driver pod serves Spark Connect on its loopback and runs the program
+# every pod shares: removed when the application ends; in a third, from the tests' S3 server as
+# an s3a:// --py-files entry, which the driver pod and the executor pods fetch themselves); the
+# driver pod serves Spark Connect on its loopback and runs the program
 # with the image's python3 and PySpark client; spark.executor.instances=3 executor pods run its
 # join, groupBy and Python UDF (whose workers import the --py-files module there). The program
 # checks its answers in plain Python and prints them to the driver's log; its exit status is
@@ -19,7 +21,18 @@ mkdir -p "$T/job" "$T/events" "$T/shared"
 cp "$JOB/job.py" "$JOB/bonus.py" "$T/job/" # shipped from here: no pod reads the source tree
 chmod 1777 "$T/events" "$T/shared"
 
+"$SRC/tools/s3/build.sh" "$BUILD" >/dev/null || { echo "FAIL: $K8S_TEST: cannot build the S3 server" >&2; exit 1; }
+
 cat >"$T/inner.sh" <<INNER
+# the tests' S3 server, inside the cluster's network; pods reach it at the node's address
+. "$SRC/tests/s3/lib/s3.sh"
+trap 's3_server_stop; kill \${PH_PID:-} 2>/dev/null' EXIT
+S3_BIND=0.0.0.0 s3_server_start "$BUILD" || fail "cannot start the S3 server"
+NODE_IP=\$(ip -4 -o addr show scope global | awk '{ sub(/\/.*/, "", \$4); print \$4; exit }')
+[ -n "\$NODE_IP" ] || fail "no address pods can reach the S3 server at"
+export AWS_ENDPOINT_URL=http://\$NODE_IP:\$S3_PORT
+S3=(--conf spark.hadoop.fs.s3a.endpoint=\$AWS_ENDPOINT_URL --conf spark.hadoop.fs.s3a.access.key=\$AWS_ACCESS_KEY_ID
+    --conf spark.hadoop.fs.s3a.secret.key=\$AWS_SECRET_ACCESS_KEY --conf spark.hadoop.fs.s3a.path.style.access=true)
 RUN=(--master "k8s://\$SERVER" --deploy-mode cluster --conf spark.kubernetes.container.image=cspark:dev
      --conf spark.kubernetes.allocation.batch.delay=200ms --conf spark.kubernetes.report.interval=1s
      --conf spark.sql.shuffle.partitions=6)
@@ -65,6 +78,18 @@ kubectl logs "\${pod#pod/}" | grep -qx 'job: ok' || fail "upload path: the progr
 kubectl delete pods --all >/dev/null
 expect_nothing_left "after the uploaded application"
 echo "ok upload path"
+
+step "the --py-files module from s3a://: the driver pod and the executor pod fetch it"
+s3_mb pyfiles || fail "cannot create bucket pyfiles"
+s3_put "$T/job/bonus.py" pyfiles/lib/bonus.py || fail "cannot put bonus.py"
+timeout 300 "$BUILD/bin/cspark-submit" "\${RUN[@]}" "\${S3[@]}" --conf spark.executor.instances=1 \
+    --py-files s3a://pyfiles/lib/bonus.py "$T/job/job.py" 1000 0 >"$T/s3.out" 2>"$T/s3.err" ||
+    { tail -5 "$T/s3.err" >&2; fail "the PySpark application with s3a:// --py-files failed"; }
+pod=\$(kubectl get pods -o name | grep -- '-driver\$') || fail "no driver pod after the s3a:// application"
+kubectl logs "\${pod#pod/}" | grep -qx 'job: ok' || fail "s3a:// --py-files: the program's answers are wrong or missing"
+kubectl delete pods --all >/dev/null
+expect_nothing_left "after the s3a:// application"
+echo "ok s3a:// --py-files"
 
 step "the program's exit status is cspark-submit's"
 rc=0

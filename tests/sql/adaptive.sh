@@ -7,7 +7,8 @@
 # tasks with it on (200 partitions become at most the default parallelism) and a REPARTITION(n)
 # hint keeping its n partitions; shuffled joins whose side turns out small become broadcast
 # joins (one dropping its other side's shuffle; one whose side estimated smaller runs its shuffle
-# first, so that the big side is never shuffled); EXPLAIN shows the plan under "AdaptiveSparkPlan isFinalPlan=false" as Spark's initial plan.
+# first, so that the big side is never shuffled; a filtered side counts as smaller by a guessed
+# share per conjunct); EXPLAIN shows the plan under "AdaptiveSparkPlan isFinalPlan=false" as Spark's initial plan.
 # Usage: adaptive.sh BUILD_DIR
 . "$(dirname "$0")/../lib/prelude.sh"
 lib_init "$@"
@@ -36,6 +37,10 @@ SELECT count(*), sum(b.v) FROM (SELECT id % 1000 AS k FROM range(0, 100000, 1, 2
 SELECT count(*), sum(a.m), sum(b.v) FROM
   (SELECT id % 1000 AS k, max(id) AS m FROM range(0, 2000000, 1, 4) GROUP BY id % 1000) a
   JOIN (SELECT id % 5000 AS k, id AS v FROM range(0, 4000000, 1, 2)) b ON a.k = b.k;
+SELECT count(*), sum(a.v), sum(b.w) FROM
+  (SELECT id % 100000 AS k, id AS v FROM range(0, 2000000, 1, 2)) a
+  JOIN (SELECT id % 100000 AS k, id AS w FROM range(0, 4000000, 1, 2)
+        WHERE id % 1000 = 7 AND id > 5 AND id < 3999990) b ON a.k = b.k;
 EOF
 
 # run NAME MASTER ADAPTIVE: the rows of q.sql in $T/NAME.out, the event log in $T/NAME.events/
@@ -53,7 +58,7 @@ run() {
 run off 'local[2]' false
 run on 'local[2]' true
 run cluster 'local-cluster[2,1,1024]' true
-assert_eq "$(wc -l <"$T/off.out")" $((97 + 20 + 13 + 30000 + 1 + 1 + 1 + 1 + 1)) "rows of the queries"
+assert_eq "$(wc -l <"$T/off.out")" $((97 + 20 + 13 + 30000 + 1 + 1 + 1 + 1 + 1 + 1)) "rows of the queries"
 assert_files_eq "$T/on.out" "$T/off.out" "rows with adaptive execution against without"
 assert_files_eq "$T/cluster.out" "$T/off.out" "local-cluster rows with adaptive execution"
 
@@ -111,9 +116,9 @@ assert_eq "$(broadcasts "$T/on.events")" "2 3" "broadcasts and map stages of the
 # side's shuffle runs first and proves small, the join broadcasts it, and the big side's rows are
 # never shuffled (without adaptive execution, and before, both sides' map stages ran)
 exchanges() {
-    $PY - "$(ls "$1"/* | head -1)" <<'PY'
+    $PY - "$(ls "$1"/* | head -1)" "Exchange (SQL execution ${2:-8})" <<'PY'
 import json, sys
-print(sum(json.loads(line).get("Stage Info", {}).get("Stage Name") == "Exchange (SQL execution 8)"
+print(sum(json.loads(line).get("Stage Info", {}).get("Stage Name") == sys.argv[2]
           for line in open(sys.argv[1])
           if '"SparkListenerStageSubmitted"' in line))
 PY
@@ -121,6 +126,13 @@ PY
 assert_eq "$(exchanges "$T/off.events")" 4 "map stages of the side-first query without"
 assert_eq "$(exchanges "$T/on.events")" 3 "map stages of the side-first query with (the big side's dropped)"
 assert_eq "$(exchanges "$T/cluster.events")" 3 "map stages of the side-first query on local-cluster"
+
+# filtered_side_shuffles_first: the last query's filtered side is the larger by Spark's estimate
+# (a filter keeps its input's), but three conjuncts make it the likelier small one: its shuffle
+# runs first, proves small (4,000 rows), the join broadcasts it and the other side's 2 M rows are
+# never shuffled (before, the unfiltered side ran first and both sides were shuffled)
+assert_eq "$(exchanges "$T/off.events" 9)" 3 "map stages of the filtered-side query without"
+assert_eq "$(exchanges "$T/on.events" 9)" 2 "map stages of the filtered-side query with (the unfiltered side's dropped)"
 
 # EXPLAIN: the initial adaptive plan, as Spark prints it
 explain() {

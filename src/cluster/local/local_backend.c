@@ -35,6 +35,7 @@
 #include "exec/exec_services.h"
 #include "exec/task_context.h"
 #include "sched/task_scheduler.h"
+#include "shuffle/shuffle.h"
 #include "storage/block_manager.h"
 
 struct local_backend;
@@ -222,6 +223,12 @@ static void local_remove_rdd(sched_backend *base, int rdd_id)
     if (b->env.block_manager) cs_block_manager_remove_rdd(b->env.block_manager, rdd_id);
 }
 
+static void local_remove_shuffles(sched_backend *base, const int *ids, int n)
+{
+    local_backend *b = (local_backend *)base;
+    cs_shuffle_remove_files(b->env.local_dir, ids, n);
+}
+
 sched_backend *cs_local_backend_new(int threads, const exec_env *env)
 {
     local_backend *b = cs_xcalloc(1, sizeof *b);
@@ -231,6 +238,7 @@ sched_backend *cs_local_backend_new(int threads, const exec_env *env)
     b->base.stop = local_stop;
     b->base.reap = local_reap;
     b->base.remove_rdd = local_remove_rdd;
+    b->base.remove_shuffles = local_remove_shuffles;
     b->env = *env;
     b->threads = threads > 0 ? threads : 1;
     b->env.cores = b->threads;

@@ -53,9 +53,11 @@ struct fake {
     int nheld;
     int cancel_calls;
     script_fn script;
-    int counter;        /* for scripts */
-    bool left_running;  /* fake_reap reports the tasks as left running */
-    char running_on[8]; /* the executor of the task the script is asked about */
+    int counter;             /* for scripts */
+    bool left_running;       /* fake_reap reports the tasks as left running */
+    char running_on[8];      /* the executor of the task the script is asked about */
+    int removed_shuffles[4]; /* the ids remove_shuffles was given, in order */
+    int n_removed_shuffles;
 };
 
 static const char *place(fake *f, const task_desc *t)
@@ -375,6 +377,48 @@ static void test_shuffle_reused_across_jobs(void **state)
     app_free(&a);
 }
 
+/* ---- a finished SQL execution's shuffles removed (Spark's ContextCleaner) ---- */
+
+static void fake_remove_shuffles(sched_backend *b, const int *ids, int n)
+{
+    fake *f = (fake *)b;
+    for (int i = 0; i < n && f->n_removed_shuffles < 4; i++)
+        f->removed_shuffles[f->n_removed_shuffles++] = ids[i];
+}
+
+/* After its job, the shuffle is removed: the backend is told its id, its outputs are gone, and
+ * its lineage can be freed; a new shuffle of the same source then runs its maps again. */
+static void test_removed_shuffle_is_forgotten(void **state)
+{
+    app a;
+    app_init(&a, all_succeed, 4);
+    a.f.base.remove_shuffles = fake_remove_shuffles;
+    cs_error err;
+    uint64_t bytes[2];
+    assert_int_equal(run(&a, a.reduced, &err), 0);
+    assert_int_equal(cs_scheduler_shuffle_sizes(a.s, a.dep->shuffle_id, bytes, 2), 0);
+    int sid = a.dep->shuffle_id;
+    assert_true(cs_scheduler_remove_shuffles(a.s, &a.dep, 1));
+    assert_int_equal(a.f.n_removed_shuffles, 1);
+    assert_int_equal(a.f.removed_shuffles[0], sid);
+    assert_int_equal(cs_scheduler_shuffle_sizes(a.s, sid, bytes, 2), CS_ENOTFOUND);
+    cspark_rdd *gone[] = {a.reduced};
+    cs_lineage_release(&a.g, gone, 1, &a.dep, 1);
+    assert_int_equal(a.g.num_rdds, 1);
+    assert_int_equal(a.g.num_deps, 0);
+
+    a.dep = cs_shuffle_dep_new(&a.g, a.src);
+    a.dep->partitioner.kind = PART_HASH;
+    a.dep->partitioner.num_partitions = 2;
+    a.reduced = cs_rdd_new(&a.g, RDD_SHUFFLED, 2, "reduce_by_key at test");
+    a.reduced->deps[0] = a.dep;
+    a.reduced->num_deps = 1;
+    assert_int_equal(run(&a, a.reduced, &err), 0);
+    assert_int_equal(count_map_launches(&a.f), 6);
+    assert_int_equal(a.results[0] + a.results[1], 2);
+    app_free(&a);
+}
+
 /* ---- map outputs recovered from a reused volume (issue 28 item 3) ----------------------------
  * Executor "1" (maps 0 and 2) is lost between two jobs over one shuffle; before the second job an
  * executor reports the outputs it found on "1"'s volume (here "2", the live one). They are
@@ -510,6 +554,8 @@ static void reaper_case(bool left_running)
     assert_int_equal(a.f.cancel_calls, 1);
     assert_int_equal(a.f.counter / 100, 1); /* reaped once */
     assert_int_equal(a.f.nheld, 0);
+    /* a shuffle read by a result stage whose tasks were left running stays */
+    assert_int_equal(cs_scheduler_remove_shuffles(a.s, &a.dep, 1), !left_running);
     app_free(&a); /* a result stage kept for tasks left running is freed with the scheduler */
 }
 
@@ -830,6 +876,7 @@ int main(void)
         cmocka_unit_test(test_task_fails_max_times),
         cmocka_unit_test(test_fetch_failed_resubmits_map_output),
         cmocka_unit_test(test_shuffle_reused_across_jobs),
+        cmocka_unit_test(test_removed_shuffle_is_forgotten),
         cmocka_unit_test(test_map_stage_job),
         cmocka_unit_test(test_abort_cancels_running_tasks),
         cmocka_unit_test(test_reaper_ends_tasks_that_ignore_the_kill),
