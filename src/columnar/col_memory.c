@@ -5,11 +5,15 @@
  */
 #include "columnar/col_memory.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/err.h"
 #include "common/log.h"
+
+/* Buffers at least this large grow with realloc (see cs_col_buffer_realloc). */
+#define GROW_IN_PLACE_MIN (1u << 20)
 
 static cs_col_allocator default_allocator;
 
@@ -88,6 +92,25 @@ void *cs_col_buffer_realloc(cs_col_allocator *a, void *p, size_t old_n, size_t n
         /* same capacity: only keep the "bytes past the length are zero" rule when shrinking */
         if (new_n < old_n) memset((uint8_t *)p + new_n, 0, old_n - new_n);
         return p;
+    }
+    if (p && new_n > old_n && old_n >= GROW_IN_PLACE_MIN) {
+        /* a large buffer grown by the C library where it can (a mapping grown by mremap): no
+         * copy, and the kept pages are not faulted in again. realloc keeps only malloc's
+         * alignment when it moves a block, so a moved, misaligned one is copied as below. */
+        size_t old_cap = cs_col_padded(old_n), cap = cs_col_padded(new_n);
+        void *q = cap >= new_n ? realloc(p, cap) : NULL;
+        if (q && (uintptr_t)q % CS_COL_ALIGN == 0) {
+            memset((uint8_t *)q + old_n, 0, cap - old_n);
+            charge(a, (int64_t)(cap - old_cap));
+            return q;
+        }
+        if (q) {
+            void *r = alloc_aligned(a, new_n, q, old_n);
+            free(q);
+            charge(a, -(int64_t)old_cap);
+            return r;
+        }
+        /* realloc failed: p is untouched; the path below reports the failure */
     }
     /* the kept bytes copied, only the rest zeroed (not the whole buffer first) */
     void *q = p ? alloc_aligned(a, new_n, p, old_n < new_n ? old_n : new_n)

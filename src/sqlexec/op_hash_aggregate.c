@@ -5,15 +5,16 @@
  *
  * The table: the group keys of a whole batch are encoded at once (sort_keys.c, normalized so
  * that NaN = NaN, -0.0 = 0.0 and nulls group together) and hashed (XXH3); each row is then
- * probed in an open-addressing table of int32 group ids (linear probing, load <= 1/2) whose
- * groups keep their hash, their key bytes (in an arena of 64-byte aligned chunks from the
- * task's allocator, never one malloc per group) and a fixed-size state row. Word keys: when
- * every key (at most WORD_KEYS_MAX) is integral (byte, short, int, long, date, timestamp,
- * intervals), a group keeps its keys as 64-bit words instead (the values widened, then one word
- * of null bits), hashed by mixing the words and compared word by word: no encoding, no arena,
- * and the output columns narrowed straight back from the words. The aggregate
- * functions then run over the batch with the row -> group id vector; without group keys (a
- * global aggregate) count and sum fold the batch straight into the one group's state.
+ * probed in an open-addressing table (linear probing, load <= 1/2) of 64-bit slots, a group id
+ * and the top 32 bits of its hash (a tag compared before any group's key is read, so probing past
+ * another group costs no cache miss on the groups' arrays), whose groups keep their hash, their key
+ * bytes (in an arena of 64-byte aligned chunks from the task's allocator, never one malloc per
+ * group) and a fixed-size state row. Word keys: when every key (at most WORD_KEYS_MAX) is integral
+ * (byte, short, int, long, date, timestamp, intervals), a group keeps its keys as 64-bit words
+ * instead (the values widened, then one word of null bits), hashed by mixing the words and compared
+ * word by word: no encoding, no arena, and the output columns narrowed straight back from the
+ * words. The aggregate functions then run over the batch with the row -> group id vector; without
+ * group keys (a global aggregate) count and sum fold the batch straight into the one group's state.
  *
  * Spilling: after each input batch, when the task is over its execution memory
  * (cs_sql_should_spill), the table is written out as Partial buffers (keys + buffer columns,
@@ -62,8 +63,8 @@ typedef struct agg_op {
     size_t stride;              /* bytes of a group's state row */
     /* the table */
     cs_sql_arena arena;
-    int32_t *slots;
-    int64_t cap; /* slots, a power of 2 */
+    uint64_t *slots; /* a group id in the low 32 bits (all ones: empty), its hash's tag above */
+    int64_t cap;     /* slots, a power of 2 */
     uint8_t **gkey;
     uint64_t *ghash;
     uint8_t *states;
@@ -90,7 +91,7 @@ typedef struct agg_op {
 
 static int64_t table_bytes(const agg_op *a)
 {
-    return a->arena.held + (int64_t)cs_col_padded((size_t)a->cap * 4) +
+    return a->arena.held + (int64_t)cs_col_padded((size_t)a->cap * 8) +
            (int64_t)cs_col_padded((size_t)a->groups_cap * (16 + a->stride)) +
            (int64_t)cs_col_padded((size_t)a->groups_cap * 8 * (size_t)a->wstride);
 }
@@ -99,7 +100,7 @@ static void table_free(agg_op *a)
 {
     cs_col_allocator *al = a->base.ctx->alloc;
     cs_sql_arena_reset(&a->arena);
-    cs_col_buffer_free(al, a->slots, (size_t)a->cap * 4);
+    cs_col_buffer_free(al, a->slots, (size_t)a->cap * 8);
     cs_col_buffer_free(al, a->gkey, (size_t)a->groups_cap * sizeof *a->gkey);
     cs_col_buffer_free(al, a->ghash, (size_t)a->groups_cap * 8);
     cs_col_buffer_free(al, a->states, (size_t)a->groups_cap * a->stride);
@@ -116,32 +117,50 @@ static void table_init(agg_op *a)
 {
     a->arena.alloc = a->base.ctx->alloc;
     a->cap = 1024;
-    a->slots = cs_col_buffer_alloc(a->base.ctx->alloc, (size_t)a->cap * 4);
-    memset(a->slots, 0xFF, (size_t)a->cap * 4);
+    a->slots = cs_col_buffer_alloc(a->base.ctx->alloc, (size_t)a->cap * 8);
+    memset(a->slots, 0xFF, (size_t)a->cap * 8);
 }
 
 /* Empties the table keeping its allocations (the streaming Partial's per-batch reset). */
 static void table_clear(agg_op *a)
 {
     cs_sql_arena_reset(&a->arena);
-    memset(a->slots, 0xFF, (size_t)a->cap * 4);
+    memset(a->slots, 0xFF, (size_t)a->cap * 8);
     a->n_groups = 0;
     a->emit = 0;
+}
+
+/* A slot holds its group id and the top 32 bits of the group's hash (the tag): a probe compares
+ * the tag first and reads a group's key only when the tags agree, so a collision in the table
+ * costs no cache miss on the groups' arrays. */
+static inline bool slot_empty(uint64_t e)
+{
+    return (uint32_t)e == UINT32_MAX;
+}
+
+static inline uint64_t slot_of(uint64_t h, int32_t g)
+{
+    return (h & 0xFFFFFFFF00000000ull) | (uint32_t)g;
+}
+
+static inline bool slot_tag_is(uint64_t e, uint64_t h)
+{
+    return (e >> 32) == (h >> 32);
 }
 
 static void rehash(agg_op *a)
 {
     cs_col_allocator *al = a->base.ctx->alloc;
-    cs_col_buffer_free(al, a->slots, (size_t)a->cap * 4);
+    cs_col_buffer_free(al, a->slots, (size_t)a->cap * 8);
     a->cap *= 2;
-    a->slots = cs_col_buffer_alloc(al, (size_t)a->cap * 4);
-    memset(a->slots, 0xFF, (size_t)a->cap * 4);
+    a->slots = cs_col_buffer_alloc(al, (size_t)a->cap * 8);
+    memset(a->slots, 0xFF, (size_t)a->cap * 8);
     uint64_t mask = (uint64_t)a->cap - 1;
     for (int64_t g = 0; g < a->n_groups; g++) {
         uint64_t s = a->ghash[g] & mask;
-        while (a->slots[s] >= 0)
+        while (!slot_empty(a->slots[s]))
             s = (s + 1) & mask;
-        a->slots[s] = (int32_t)g;
+        a->slots[s] = slot_of(a->ghash[g], (int32_t)g);
     }
 }
 
@@ -220,8 +239,9 @@ static void find_word_groups(agg_op *a, const cs_col_batch *b, const cs_sort_key
     for (int64_t i = 0; i < n; i++) {
         if (i + 16 < n) __builtin_prefetch(&a->slots[a->bhash[i + 16] & (uint64_t)(a->cap - 1)]);
         if (i + 8 < n) {
-            int32_t ahead = a->slots[a->bhash[i + 8] & (uint64_t)(a->cap - 1)];
-            if (ahead >= 0) __builtin_prefetch(&a->gword[(size_t)ahead * (size_t)ws]);
+            uint64_t ahead = a->slots[a->bhash[i + 8] & (uint64_t)(a->cap - 1)];
+            if (!slot_empty(ahead) && slot_tag_is(ahead, a->bhash[i + 8]))
+                __builtin_prefetch(&a->gword[(size_t)(uint32_t)ahead * (size_t)ws]);
         }
         if (2 * (a->n_groups + 1) > a->cap) rehash(a);
         uint64_t mask = (uint64_t)a->cap - 1, h = a->bhash[i];
@@ -229,13 +249,14 @@ static void find_word_groups(agg_op *a, const cs_col_batch *b, const cs_sort_key
         uint64_t s = h & mask;
         int32_t g;
         for (;;) {
-            g = a->slots[s];
-            if (g < 0) {
+            uint64_t e = a->slots[s];
+            if (slot_empty(e)) {
                 g = new_group(a, (const uint8_t *)key, 0, h);
-                a->slots[s] = g;
+                a->slots[s] = slot_of(h, g);
                 break;
             }
-            if (words_equal(a->gword + (size_t)g * (size_t)ws, key, ws)) break;
+            g = (int32_t)(uint32_t)e;
+            if (slot_tag_is(e, h) && words_equal(a->gword + (size_t)g * (size_t)ws, key, ws)) break;
             s = (s + 1) & mask;
         }
         a->gid[i] = g;
@@ -272,10 +293,10 @@ static void find_groups(agg_op *a, const cs_col_batch *b, const cs_sort_key *key
          * pointer) 8 rows ahead, so the probe of row i finds them in cache */
         if (i + 16 < n) __builtin_prefetch(&a->slots[a->kb.hash[i + 16] & (uint64_t)(a->cap - 1)]);
         if (i + 8 < n) {
-            int32_t ahead = a->slots[a->kb.hash[i + 8] & (uint64_t)(a->cap - 1)];
-            if (ahead >= 0) {
-                __builtin_prefetch(&a->ghash[ahead]);
-                __builtin_prefetch(&a->gkey[ahead]);
+            uint64_t ahead = a->slots[a->kb.hash[i + 8] & (uint64_t)(a->cap - 1)];
+            if (!slot_empty(ahead) && slot_tag_is(ahead, a->kb.hash[i + 8])) {
+                __builtin_prefetch(&a->ghash[(uint32_t)ahead]);
+                __builtin_prefetch(&a->gkey[(uint32_t)ahead]);
             }
         }
         if (2 * (a->n_groups + 1) > a->cap) rehash(a);
@@ -285,14 +306,15 @@ static void find_groups(agg_op *a, const cs_col_batch *b, const cs_sort_key *key
         uint64_t s = h & mask;
         int32_t g;
         for (;;) {
-            g = a->slots[s];
-            if (g < 0) {
+            uint64_t e = a->slots[s];
+            if (slot_empty(e)) {
                 g = new_group(a, key, len, h);
-                a->slots[s] = g;
+                a->slots[s] = slot_of(h, g);
                 break;
             }
+            g = (int32_t)(uint32_t)e;
             /* keys are self-delimiting: equal hashes and equal bytes up to len mean equal keys */
-            if (a->ghash[g] == h && memcmp(a->gkey[g], key, len) == 0) break;
+            if (slot_tag_is(e, h) && a->ghash[g] == h && memcmp(a->gkey[g], key, len) == 0) break;
             s = (s + 1) & mask;
         }
         a->gid[i] = g;

@@ -55,6 +55,40 @@ static void test_buffers_aligned_and_charged_to_task_memory(void **state)
     assert_false(cs_col_allocator_over(&a));
 }
 
+/* Growing a large buffer (the realloc path) keeps its bytes, zeroes the new ones, stays
+ * aligned and charges only the difference; small to large and large to small alike. */
+static void test_large_buffers_grow_keeping_bytes_and_charge(void **state)
+{
+    cs_task_memory tm;
+    cs_task_memory_init(&tm, (int64_t)1 << 40);
+    cs_col_allocator a;
+    cs_col_allocator_init(&a, &tm);
+    size_t n = 1000;
+    uint8_t *p = cs_col_buffer_alloc(&a, n);
+    for (size_t i = 0; i < n; i++)
+        p[i] = (uint8_t)(i * 7 + 1);
+    while (n < ((size_t)48 << 20)) { /* 1000 bytes to 48 MiB by doubling, uneven sizes */
+        size_t m = 2 * n + 13;
+        p = cs_col_buffer_realloc(&a, p, n, m);
+        assert_int_equal((uintptr_t)p % 64, 0);
+        assert_int_equal(atomic_load(&a.allocated), (int64_t)cs_col_padded(m));
+        assert_int_equal(tm.used, (int64_t)cs_col_padded(m));
+        for (size_t i = 0; i < 1000; i++)
+            assert_int_equal(p[i], (uint8_t)(i * 7 + 1));
+        for (size_t i = 1000; i < cs_col_padded(m); i += 4093)
+            assert_int_equal(p[i], 0);
+        assert_int_equal(p[cs_col_padded(m) - 1], 0);
+        n = m;
+    }
+    p = cs_col_buffer_realloc(&a, p, n, 500); /* shrinking copies */
+    for (size_t i = 0; i < 500; i++)
+        assert_int_equal(p[i], (uint8_t)(i * 7 + 1));
+    assert_int_equal(tm.used, (int64_t)cs_col_padded(500));
+    cs_col_buffer_free(&a, p, 500);
+    assert_int_equal(tm.used, 0);
+    assert_int_equal(atomic_load(&a.allocated), 0);
+}
+
 static void test_builders_make_arrow_layout(void **state)
 {
     cs_col_builder *b = cs_col_builder_new(NULL, cs_col_type_primitive(CS_TYPE_STRING));
@@ -252,6 +286,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_buffers_aligned_and_charged_to_task_memory),
+        cmocka_unit_test(test_large_buffers_grow_keeping_bytes_and_charge),
         cmocka_unit_test(test_builders_make_arrow_layout),
         cmocka_unit_test(test_nested_builders_and_batches),
         cmocka_unit_test(test_dictionary_column_equals_decoded),

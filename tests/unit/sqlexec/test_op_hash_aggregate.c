@@ -7,7 +7,8 @@
  * path), decimal sum/avg types and rounding, a spill under a small task memory equal to the
  * in-memory result with non-zero spill metrics, and integral keys of every width kept as words
  * (extremes, nulls, a spill); a struct group key and collect_set / collect_list of structs
- * (through Partial and Final buffers).
+ * (through Partial and Final buffers); many groups (long and string keys) each found again
+ * through the table's growth.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -618,6 +619,96 @@ static void test_partial_that_does_not_reduce_streams(void **state)
     cs_col_type_unref(schema);
 }
 
+/* Many groups, each key three or four times far apart, through the table's growth: every group
+ * finds its own rows again (the slots' hash tags only skip other groups), for a long key (words)
+ * and a string key (encoded), nulls as one group, in Complete mode and through Partial -> Final. */
+static void test_many_groups_each_found_again_through_growth(void **state)
+{
+    enum { G = 60000, NULLS = 100, ROWS = 3 * G + NULLS, BATCH = 4096 };
+    cs_col_type *schema = t_schema(2, (const char *const[]){"k", "s"},
+                                   (cs_col_type *const[]){T(CS_TYPE_LONG), T(CS_TYPE_STRING)});
+    int64_t *k = malloc(sizeof *k * ROWS);
+    uint8_t *valid = malloc(ROWS);
+    char **str = malloc(sizeof *str * ROWS);
+    for (int64_t r = 0; r < ROWS; r++) {
+        bool null = r % (ROWS / NULLS) == 5 && r / (ROWS / NULLS) < NULLS;
+        k[r] = null ? 0 : (r * 7919) % G; /* 7919 and G coprime: 3 rows per key */
+        valid[r] = !null;
+        str[r] = NULL;
+        if (!null) {
+            str[r] = malloc(24);
+            snprintf(str[r], 24, "key-%lld", (long long)k[r]);
+        }
+    }
+    /* the keys of the rows past 3 * G and of the null rows: count what each key really got */
+    int *cnt = calloc(G, sizeof *cnt);
+    int n_null = 0;
+    for (int64_t r = 0; r < ROWS; r++)
+        if (valid[r])
+            cnt[k[r]]++;
+        else
+            n_null++;
+    cs_col_batch *b[ROWS / BATCH + 1];
+    int nb = 0;
+    for (int64_t r = 0; r < ROWS; r += BATCH) {
+        int64_t n = ROWS - r < BATCH ? ROWS - r : BATCH;
+        b[nb++] = t_batch(schema,
+                          (cs_column *[]){t_longs(k + r, n, valid + r),
+                                          t_strings((const char *const *)str + r, n)},
+                          n);
+    }
+    cs_agg_spec aggs[] = {{CS_AGG_COUNT_STAR, -1, NULL}, {CS_AGG_SUM, 0, T(CS_TYPE_LONG)}};
+    cs_agg_spec fin[] = {{CS_AGG_COUNT_STAR, 1, NULL}, {CS_AGG_SUM, 2, T(CS_TYPE_LONG)}};
+    cs_error err = {0};
+    cs_sql_exec_ctx ctx = t_ctx();
+    for (int key = 0; key < 2; key++) {
+        t_rows want = {0};
+        char line[96];
+        for (int g = 0; g < G; g++) {
+            if (!cnt[g]) continue;
+            if (key == 0)
+                snprintf(line, sizeof line, "%d|%d|%lld", g, cnt[g], (long long)g * cnt[g]);
+            else
+                snprintf(line, sizeof line, "'key-%d'|%d|%lld", g, cnt[g], (long long)g * cnt[g]);
+            t_rows_add(&want, line);
+        }
+        snprintf(line, sizeof line, "NULL|%d|NULL", n_null);
+        t_rows_add(&want, line);
+        t_rows_sort(&want);
+        for (int two_step = 0; two_step < 2; two_step++) {
+            for (int i = 0; i < nb; i++)
+                cs_col_batch_ref(b[i]);
+            cs_sql_op *op;
+            if (!two_step) {
+                op = cs_sql_op_hash_aggregate(t_leaf(schema, b, nb), CS_AGG_COMPLETE, &key, 1, aggs,
+                                              2, &err);
+            } else {
+                cs_sql_op *partial = cs_sql_op_hash_aggregate(t_leaf(schema, b, nb), CS_AGG_PARTIAL,
+                                                              &key, 1, aggs, 2, &err);
+                op = cs_sql_op_hash_aggregate(partial, CS_AGG_FINAL, (int[]){0}, 1, fin, 2, &err);
+            }
+            assert_non_null(op);
+            t_rows got = t_run(op, &ctx);
+            assert_int_equal(got.rc, CS_OK);
+            assert_int_equal(got.n, want.n);
+            t_rows_sort(&got);
+            assert_true(t_rows_equal(&want, &got));
+            t_rows_free(&got);
+            cs_sql_op_free(op);
+        }
+        t_rows_free(&want);
+    }
+    for (int i = 0; i < nb; i++)
+        cs_col_batch_unref(b[i]);
+    for (int64_t r = 0; r < ROWS; r++)
+        free(str[r]);
+    free(str);
+    free(k);
+    free(valid);
+    free(cnt);
+    cs_col_type_unref(schema);
+}
+
 static void test_bad_arguments_are_refused(void **state)
 {
     cs_col_type *schema = gen_schema();
@@ -695,6 +786,7 @@ int main(void)
         cmocka_unit_test(test_spill_under_small_memory_equals_in_memory),
         cmocka_unit_test(test_integral_keys_of_each_width_with_nulls),
         cmocka_unit_test(test_partial_that_does_not_reduce_streams),
+        cmocka_unit_test(test_many_groups_each_found_again_through_growth),
         cmocka_unit_test(test_bad_arguments_are_refused),
         cmocka_unit_test(test_struct_keys_and_collected_structs),
     };
