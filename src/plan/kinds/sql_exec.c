@@ -5,12 +5,13 @@
  * builds the operators for its partition (cs_phys_build), runs them and outputs their batches
  * as records:
  *   - root EXCHANGE (the map side of a shuffle): every row goes to its reduce partition
- *     (cs_exchange_partition, Spark's); the input batches are held and each partition keeps
- *     the (batch, row) of its rows, gathered once (one copy) when it reaches batch_rows, or when
- *     the held batches reach batch_rows times the partitions (every partition is then gathered
- *     and the batches let go); each gathered batch becomes a record (key = the 4-byte big-endian
- * reduce partition, value = the batch encoded by cs_sql_batch_encode), written by the stage's
- * shuffle sink through a dependency whose partitioner is PART_PASSTHROUGH;
+ *     (cs_exchange_partition, Spark's); each input batch is held reordered by partition (so a
+ *     partition's rows are one run of it) and each partition keeps the (batch, row) of its rows,
+ *     gathered once when it reaches batch_rows, or when the held batches reach batch_rows times
+ *     the partitions (every partition is then gathered and the batches let go); each gathered
+ *     batch becomes a record (key = the 4-byte big-endian reduce partition, value = the batch
+ *     encoded by cs_sql_batch_encode), written by the stage's shuffle sink through a
+ *     dependency whose partitioner is PART_PASSTHROUGH;
  *   - otherwise (a result, or a BROADCAST_EXCHANGE's rows for the driver): an empty key and one
  *     encoded batch per record.
  * The tree's input leaves read: SHUFFLE_READ i the node's shuffle dependency i (exec's plain
@@ -441,24 +442,31 @@ static int partition_batch(sql_iter *it, cs_col_batch *b, cs_error *err)
     }
     int rc = cs_exchange_partition(it->partitioner, b, &it->ctx, it->part, err);
     if (rc) return rc;
-    if (it->n_held == it->held_cap) {
-        it->held_cap = it->held_cap ? 2 * it->held_cap : 64;
-        it->held = cs_xrealloc(it->held, sizeof *it->held * (size_t)it->held_cap);
-    }
-    int32_t hb = it->n_held++;
-    it->held[hb] = cs_col_batch_ref(b);
-    it->held_rows += rows;
     /* rows grouped by partition with a counting pass (no per-row allocation) */
     int64_t *start = cs_xcalloc((size_t)it->n_parts + 1, sizeof *start);
     for (int64_t r = 0; r < rows; r++)
         start[it->part[r] + 1]++;
-    for (int p = 0; p < it->n_parts; p++)
+    bool one_part = false;
+    for (int p = 0; p < it->n_parts; p++) {
+        one_part = one_part || start[p + 1] == rows;
         start[p + 1] += start[p];
+    }
     int64_t *fill = cs_xmalloc(sizeof *fill * (size_t)it->n_parts);
     memcpy(fill, start, sizeof *fill * (size_t)it->n_parts);
     for (int64_t r = 0; r < rows; r++)
         it->idx[fill[it->part[r]]++] = (int32_t)r;
     free(fill);
+    if (it->n_held == it->held_cap) {
+        it->held_cap = it->held_cap ? 2 * it->held_cap : 64;
+        it->held = cs_xrealloc(it->held, sizeof *it->held * (size_t)it->held_cap);
+    }
+    /* The batch is held reordered by partition (one take whose reads stay within this batch,
+     * still in cache): each partition's rows are then one run of it, and the gather at flush
+     * reads runs of consecutive values instead of one scattered value per row. A batch all of
+     * one partition is already in that order. */
+    int32_t hb = it->n_held++;
+    it->held[hb] = one_part ? cs_col_batch_ref(b) : cs_col_batch_take(b, it->idx, rows, &it->alloc);
+    it->held_rows += rows;
     int64_t limit = cs_sql_batch_rows(&it->ctx);
     for (int p = 0; p < it->n_parts && rc == CS_OK; p++) {
         int64_t n = start[p + 1] - start[p];
@@ -471,7 +479,8 @@ static int partition_batch(sql_iter *it, cs_col_batch *b, cs_error *err)
         }
         for (int64_t i = 0; i < n; i++)
             pd->bidx[pd->rows + i] = hb;
-        memcpy(pd->ridx + pd->rows, it->idx + start[p], sizeof *pd->ridx * (size_t)n);
+        for (int64_t i = 0; i < n; i++)
+            pd->ridx[pd->rows + i] = (int32_t)(start[p] + i);
         pd->rows += n;
         if (pd->rows >= limit) rc = flush_partition(it, p, err);
     }
