@@ -959,13 +959,7 @@ void cs_scheduler_free(scheduler *s)
     free(s->retained);
     for (int i = 0; i < s->cap_shuffles; i++) {
         if (s->shuffle_stages[i]) cs_dag_stage_free(s->shuffle_stages[i]);
-        map_outputs *o = &s->outputs[i];
-        for (int m = 0; o->maps && m < o->num_maps; m++)
-            if (o->maps[m]) {
-                cs_map_status_free(o->maps[m]);
-                free(o->maps[m]);
-            }
-        free(o->maps);
+        cs_dag_outputs_clear(&s->outputs[i]);
     }
     for (int i = 0; i < s->num_graveyard; i++) {
         cs_map_status_free(s->graveyard[i]);

@@ -186,6 +186,8 @@ int cs_dag_reap(scheduler *s, int job_id, int64_t reap_at);
 /* Keeps the result stage of a job whose tasks were left running until the scheduler is freed. */
 void cs_dag_retain(scheduler *s, stage *fin);
 
+/* Frees every map status of o and empties it (map_output_tracker.c). */
+void cs_dag_outputs_clear(map_outputs *o);
 /* Keeps an unregistered status alive until the application stops (tasks may still read it).
  * outputs_lock held. */
 void cs_dag_bury(scheduler *s, cs_map_status *ms);

@@ -196,6 +196,17 @@ int cs_scheduler_shuffle_sizes(scheduler *s, int shuffle_id, uint64_t *bytes, in
     return rc;
 }
 
+void cs_dag_outputs_clear(map_outputs *o)
+{
+    for (int m = 0; o->maps && m < o->num_maps; m++)
+        if (o->maps[m]) {
+            cs_map_status_free(o->maps[m]);
+            free(o->maps[m]);
+        }
+    free(o->maps);
+    memset(o, 0, sizeof *o);
+}
+
 /* Whether shuffle dep's map stage can go: no active job runs it and no task of it is in flight
  * (dag_lock held). */
 static bool shuffle_unused(scheduler *s, const shuffle_dep *dep)
@@ -228,14 +239,7 @@ bool cs_scheduler_remove_shuffles(scheduler *s, shuffle_dep *const *deps, int n)
     for (int i = 0; i < n; i++) {
         int sid = deps[i]->shuffle_id;
         if (sid >= s->cap_shuffles || !s->shuffle_stages[sid]) continue;
-        map_outputs *o = &s->outputs[sid];
-        for (int m = 0; o->maps && m < o->num_maps; m++)
-            if (o->maps[m]) {
-                cs_map_status_free(o->maps[m]);
-                free(o->maps[m]);
-            }
-        free(o->maps);
-        memset(o, 0, sizeof *o);
+        cs_dag_outputs_clear(&s->outputs[sid]);
         s->active_shuffle[sid] = false;
         cs_dag_stage_free(s->shuffle_stages[sid]);
         s->shuffle_stages[sid] = NULL;

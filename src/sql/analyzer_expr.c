@@ -45,15 +45,6 @@ cs_sql_expr *cs_an_int_literal(cs_an_ctx *c, int32_t v)
     return e;
 }
 
-static cs_sql_expr *string_literal(cs_an_ctx *c, const char *v)
-{
-    cs_col_builder *b = cs_col_builder_new(NULL, cs_col_type_primitive(CS_TYPE_STRING));
-    cs_col_builder_append_string(b, v, strlen(v));
-    cs_sql_expr *e = cs_sql_expr_literal(c->a, cs_col_builder_finish(b));
-    cs_col_builder_free(b);
-    return e;
-}
-
 static cs_sql_expr *decimal_zero(cs_an_ctx *c, int precision, int scale)
 {
     __int128 zero = 0;
@@ -415,8 +406,8 @@ static cs_sql_expr *resolve_function(cs_an_ctx *c, const cs_sql_expr *e, const c
     if ((strcmp(fn, "locate") == 0 && n == 2) || (strcmp(fn, "regexp_replace") == 0 && n == 3))
         args[n++] = cs_an_int_literal(c, 1);
     if ((strcmp(fn, "lpad") == 0 || strcmp(fn, "rpad") == 0) && n == 2)
-        args[n++] = string_literal(c, " ");
-    if (strcmp(fn, "replace") == 0 && n == 2) args[n++] = string_literal(c, "");
+        args[n++] = cs_sql_expr_string_literal(c->a, " ");
+    if (strcmp(fn, "replace") == 0 && n == 2) args[n++] = cs_sql_expr_string_literal(c->a, "");
     if (strcmp(fn, "months_between") == 0 && n == 2) args[n++] = bool_literal(c, true);
     if ((strcmp(fn, "element_at") == 0 || strcmp(fn, "try_element_at") == 0) && n == 2) {
         const cs_col_type *t = args[0]->type; /* a map's key type, an array's int index */
@@ -442,20 +433,20 @@ static cs_sql_expr *resolve_function(cs_an_ctx *c, const cs_sql_expr *e, const c
     }
     if (strcmp(fn, "regexp_instr") == 0 && n == 2) args[n++] = cs_an_int_literal(c, 0);
     if (strcmp(fn, "overlay") == 0 && n == 3) args[n++] = cs_an_int_literal(c, -1);
-    if (strcmp(fn, "str_to_map") == 0 && n == 1) args[n++] = string_literal(c, ",");
-    if (strcmp(fn, "str_to_map") == 0 && n == 2) args[n++] = string_literal(c, ":");
+    if (strcmp(fn, "str_to_map") == 0 && n == 1) args[n++] = cs_sql_expr_string_literal(c->a, ",");
+    if (strcmp(fn, "str_to_map") == 0 && n == 2) args[n++] = cs_sql_expr_string_literal(c->a, ":");
     if ((strcmp(fn, "unix_timestamp") == 0 || strcmp(fn, "from_unixtime") == 0 ||
          strcmp(fn, "to_unix_timestamp") == 0) &&
         n == 1)
-        args[n++] = string_literal(c, "yyyy-MM-dd HH:mm:ss");
+        args[n++] = cs_sql_expr_string_literal(c->a, "yyyy-MM-dd HH:mm:ss");
     if (strcmp(fn, "regexp_extract_all") == 0 && n == 2) args[n++] = cs_an_int_literal(c, 1);
     if (strcmp(fn, "percentile") == 0 && n == 2) args[n++] = cs_an_int_literal(c, 1);
     while (strcmp(fn, "sentences") == 0 && n < 3) /* sentences(s, '', ''): Locale's defaults */
-        args[n++] = string_literal(c, "");
+        args[n++] = cs_sql_expr_string_literal(c->a, "");
     if (strcmp(fn, "mask") == 0) { /* mask(s, 'X', 'x', 'n', NULL) */
         static const char *const masks[] = {"X", "x", "n"};
         while (n < 4)
-            args[n] = string_literal(c, masks[n - 1]), n++;
+            args[n] = cs_sql_expr_string_literal(c->a, masks[n - 1]), n++;
         if (n == 4) args[n++] = null_literal(c);
     }
     if (strcmp(fn, "log") == 0 && n == 1) { /* Spark's Logarithm(E(), x): LOG(E(), x) */
@@ -638,7 +629,7 @@ static cs_sql_expr *resolve_name(cs_an_ctx *c, const cs_sql_expr *e, const cs_an
         for (int i = 1; i < e->n_parts; i++) {
             cs_sql_expr *get = cs_sql_expr_new(c->a, CS_EX_UNRESOLVED_EXTRACT_VALUE, 2);
             get->args[0] = x;
-            get->args[1] = string_literal(c, e->parts[i]);
+            get->args[1] = cs_sql_expr_string_literal(c->a, e->parts[i]);
             if (!(x = resolve_extract_value(c, get, s, 0))) return NULL;
         }
         return x;
@@ -660,7 +651,7 @@ static cs_sql_expr *resolve_name(cs_an_ctx *c, const cs_sql_expr *e, const cs_an
         for (int i = m; i < e->n_parts; i++) {
             cs_sql_expr *get = cs_sql_expr_new(c->a, CS_EX_UNRESOLVED_EXTRACT_VALUE, 2);
             get->args[0] = x;
-            get->args[1] = string_literal(c, e->parts[i]);
+            get->args[1] = cs_sql_expr_string_literal(c->a, e->parts[i]);
             if (!(x = resolve_extract_value(c, get, s, 0))) return NULL;
         }
         cs_sql_expr *al = cs_sql_expr_new(c->a, CS_EX_ALIAS, 1);

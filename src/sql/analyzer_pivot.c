@@ -225,11 +225,7 @@ cs_logical_plan *cs_an_unpivot(cs_an_ctx *c, const cs_logical_plan *p)
         proj->n_exprs = ni + 2;
         proj->exprs = cs_sql_alloc(c->a, sizeof *proj->exprs * (size_t)(ni + 3));
         memcpy(proj->exprs, ids, sizeof *ids * (size_t)ni);
-        cs_col_builder *b = cs_col_builder_new(NULL, cs_col_type_primitive(CS_TYPE_STRING));
-        cs_col_builder_append_string(b, name, strlen(name));
-        cs_sql_expr *lit = cs_sql_expr_literal(c->a, cs_col_builder_finish(b));
-        cs_col_builder_free(b);
-        proj->exprs[ni] = alias(c, lit, p->unpivot_name);
+        proj->exprs[ni] = alias(c, cs_sql_expr_string_literal(c->a, name), p->unpivot_name);
         proj->exprs[ni + 1] =
             alias(c, (cs_sql_expr *)unaliased(p->pivot_values[v]), p->unpivot_value);
         if (!u) {

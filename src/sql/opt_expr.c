@@ -93,15 +93,6 @@ static cs_sql_expr *evaluate(cs_opt_ctx *c, cs_sql_expr *e);
 /* The release whose semantics cspark follows, and what it says as its revision. */
 #define SPARK_RELEASE_VERSION "4.0.1 cspark"
 
-static cs_sql_expr *string_value(cs_opt_ctx *c, const char *s)
-{
-    cs_col_builder *b = cs_col_builder_new(NULL, cs_col_type_primitive(CS_TYPE_STRING));
-    cs_col_builder_append_string(b, s, strlen(s));
-    cs_sql_expr *e = cs_sql_expr_literal(c->arena, cs_col_builder_finish(b));
-    cs_col_builder_free(b);
-    return e;
-}
-
 static const char *process_user(void)
 {
     const char *u = getenv("SPARK_USER");
@@ -131,8 +122,10 @@ static cs_sql_expr *current_time(cs_opt_ctx *c, cs_sql_expr *e, void *ud)
         return r;
     }
     if (cs_opt_is_call(e, "current_timestamp", 0)) return now_timestamp(st);
-    if (cs_opt_is_call(e, "current_user", 0)) return string_value(c, process_user());
-    if (cs_opt_is_call(e, "version", 0)) return string_value(c, SPARK_RELEASE_VERSION);
+    if (cs_opt_is_call(e, "current_user", 0))
+        return cs_sql_expr_string_literal(c->arena, process_user());
+    if (cs_opt_is_call(e, "version", 0))
+        return cs_sql_expr_string_literal(c->arena, SPARK_RELEASE_VERSION);
     if (cs_opt_is_call(e, "unix_timestamp", 0)) {
         if (!st->unix_seconds) {
             int64_t s = st->now_us / 1000000;

@@ -170,6 +170,8 @@ cs_sql_expr *cs_sql_expr_new(cs_sql_arena *a, cs_sql_expr_kind kind, int n_args)
 cs_sql_expr *cs_sql_expr_copy(cs_sql_arena *a, const cs_sql_expr *e);
 /* A literal of a one-row column (the arena takes over the reference). */
 cs_sql_expr *cs_sql_expr_literal(cs_sql_arena *a, cs_column *one_row);
+/* A STRING literal of s (copied). */
+cs_sql_expr *cs_sql_expr_string_literal(cs_sql_arena *a, const char *s);
 /* The attribute a named expression (an ATTR: itself; an ALIAS: its name, type, nullability
  * and id) defines, as Catalyst's NamedExpression.toAttribute. */
 cs_sql_expr *cs_sql_expr_to_attr(cs_sql_arena *a, const cs_sql_expr *named);

@@ -4,6 +4,7 @@
  */
 #include <string.h>
 
+#include "columnar/col_builder.h"
 #include "sql/logical_plan.h"
 #include "sql/sql_expr.h"
 
@@ -34,6 +35,15 @@ cs_sql_expr *cs_sql_expr_literal(cs_sql_arena *a, cs_column *one_row)
     e->type = one_row->type;
     e->nullable = one_row->null_count > 0;
     e->resolved = true;
+    return e;
+}
+
+cs_sql_expr *cs_sql_expr_string_literal(cs_sql_arena *a, const char *s)
+{
+    cs_col_builder *b = cs_col_builder_new(NULL, cs_col_type_primitive(CS_TYPE_STRING));
+    cs_col_builder_append_string(b, s, strlen(s));
+    cs_sql_expr *e = cs_sql_expr_literal(a, cs_col_builder_finish(b));
+    cs_col_builder_free(b);
     return e;
 }
 
