@@ -64,7 +64,7 @@ selftest=$(printf '%s\t%s\n' \
     "api/context.c" "cluster/cluster_manager.h" | check)
 [ "$(echo "$selftest" | grep -c .)" -eq 7 ] ||
     fail "the checker does not reject the bad includes of its self-test: $selftest"
-echo "$selftest" | grep -q 'plan/rdd.c: includes "api/context.h": api is not below plan' ||
+grep -q 'plan/rdd.c: includes "api/context.h": api is not below plan' <<<"$selftest" ||
     fail "the checker's message for an upward include is wrong: $selftest"
 
 # the tree

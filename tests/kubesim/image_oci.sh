@@ -89,7 +89,9 @@ want=$(sed -n '/^FROM debian:.*-slim/,$p' "$ROOT/deploy/Dockerfile" | tr '\\\n' 
     sed -n 's/.*apt-get install \([^&]*\)&&.*/\1/p' | tr ' ' '\n' | grep -v '^-' | grep .)
 [ -n "$want" ] || fail "no apt-get install in the Dockerfile's runtime stage"
 have=$(dpkg-query --admindir="$L0/var/lib/dpkg" -W -f '${Package}\n')
-for p in $want; do echo "$have" | grep -qx "$p" || fail "package $p of the Dockerfile is not in the image"; done
+# a here-string, not `echo | grep -q`: under pipefail grep's early exit can fail echo's later
+# writes (bash writes a line at a time) and the pipeline with it
+for p in $want; do grep -qx "$p" <<<"$have" || fail "package $p of the Dockerfile is not in the image"; done
 grep -q '^spark:x:185:' "$L0/etc/passwd" || fail "no user spark with uid 185"
 [ "$(stat -c %u "$L0/opt/spark/work-dir")" = 185 ] || fail "/opt/spark/work-dir is not owned by 185"
 cmp -s "$L1/opt/entrypoint.sh" "$ROOT/deploy/entrypoint.sh" || fail "/opt/entrypoint.sh is not deploy/entrypoint.sh"
