@@ -5,8 +5,10 @@
 # map outputs of links' one shuffle (partition_by's, written by the first job) and of ranks' with
 # it, so the next join's tasks recompute the missing links partitions from lineage and the
 # scheduler recomputes the lost map outputs. Each run kills a seeded random executor right after
-# iteration K (1, 2, 3) ends; every run must finish within its bound with ranks identical to a
-# fault-free local[2] run.
+# iteration K (1, 2, 3) ends, while the driver waits at the job's gate (COPARTITION_GATE) until
+# it has seen the executor lost, so the loss always falls between two of the job's iterations
+# (without the gate, a loaded machine let the job finish before the kill); every run must finish
+# within its bound with ranks identical to a fault-free local[2] run.
 . "$(dirname "$0")/../lib/prelude.sh"
 . "$(dirname "$0")/lib/fault.sh"
 lib_init "$@"
@@ -24,14 +26,18 @@ assert_eq "$(wc -l <"$T/ref.txt")" $PAGES "reference ranks"
 hits=0
 for after in 1 2 3; do
     out=$T/run-$after
-    "$SUBMIT" --master "$LC" "${SUBMIT_OPTS[@]}" --class iterate "$JOB" partitioned $PAGES $ITERS \
+    COPARTITION_PAUSE_AFTER=$after COPARTITION_GATE=$T/gate-$after \
+        "$SUBMIT" --master "$LC" "${SUBMIT_OPTS[@]}" --class iterate "$JOB" partitioned $PAGES $ITERS \
         $PARTS "$out" >"$out.stdout" 2>"$out.stderr" &
     pid=$!
+    trap 'kill $pid 2>/dev/null; _lib_cleanup' EXIT # a failed check leaves no job at its gate
     wait_for_log "$out.stderr" "copartition: iteration $after done" 120
     mapfile -t execs < <(executor_pids $pid)
     [ ${#execs[@]} -gt 0 ] || fail "after iteration $after: no executor to kill"
     victim=${execs[$((RANDOM % ${#execs[@]}))]}
     kill -9 "$victim" 2>/dev/null || true
+    wait_for_log "$out.stderr" "event=executor_lost" 120
+    touch "$T/gate-$after"
     rc=0
     timeout 300 tail --pid=$pid -f /dev/null || fail "kill after iteration $after: the job hangs"
     wait $pid || rc=$?

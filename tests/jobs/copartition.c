@@ -12,13 +12,18 @@
  * are shuffled once in the whole job. MODE "shuffled" builds links without a partitioner (the same
  * records and partitions): every join shuffles both sides. The final ranks are saved as
  * "page<TAB>rank" lines (%.9f); "copartition: iteration N done" goes to stderr after each
- * iteration's count (tests/fault/kill_executor_copartitioned.sh kills an executor then).
+ * iteration's count (tests/fault/kill_executor_copartitioned.sh kills an executor then). With
+ * COPARTITION_PAUSE_AFTER=N and COPARTITION_GATE=FILE in the environment, the driver waits after
+ * iteration N until FILE exists (at most 300 s), so that a test acts between two jobs without
+ * racing the next ones.
  */
 #include <cspark.h>
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #define LINK_VALUE_BYTES 512
 
@@ -87,6 +92,16 @@ void cp_format(const cspark_record *in, cspark_emitter *out, cspark_task_context
     cspark_emit(out, line, (size_t)n, NULL, 0);
 }
 
+/* COPARTITION_PAUSE_AFTER / COPARTITION_GATE: waits for the gate file after iteration `done`. */
+static void pause_at_gate(long done)
+{
+    const char *after = getenv("COPARTITION_PAUSE_AFTER"), *gate = getenv("COPARTITION_GATE");
+    if (!after || !gate || atol(after) != done) return;
+    struct timespec tick = {0, 10 * 1000 * 1000};
+    for (int i = 0; i < 30000 && access(gate, F_OK) != 0; i++)
+        nanosleep(&tick, NULL);
+}
+
 int iterate(cspark_context *sc, int argc, char **argv)
 {
     if (argc != 6 || (strcmp(argv[1], "partitioned") != 0 && strcmp(argv[1], "shuffled") != 0)) {
@@ -111,6 +126,7 @@ int iterate(cspark_context *sc, int argc, char **argv)
             return 1;
         }
         fprintf(stderr, "copartition: iteration %ld done\n", i + 1);
+        pause_at_gate(i + 1);
     }
     return cspark_save_as_text_file(cspark_map(ranks, cp_format, NULL, 0), argv[5]) < 0 ? 1 : 0;
 }
