@@ -132,20 +132,17 @@ static int value_literal(cs_cp *c, const cs_column *col, int64_t i,
 /* pivot(col) without values, as Spark's RelationalGroupedDataset.pivot: a job collects the
  * distinct values of col, sorted, as literal messages in the arena; more than PIVOT_MAX_VALUES
  * of them is Spark's _LEGACY_ERROR_TEMP_1324. */
-static int collect_pivot_values(cs_cp *c, cs_logical_plan *in, const Spark__Connect__Expression *e,
+static int collect_pivot_values(cs_cp *c, cs_logical_plan *in, cs_sql_expr *col,
                                 Spark__Connect__Expression__Literal ***values, size_t *n)
 {
     if (!c->ctx->session) return cs_cp_invalid(c, "a pivot without values needs a session");
-    cs_sql_expr *col, *key;
-    int rc = cs_cp_expression(c, e, &col);
-    if (!rc) rc = cs_cp_expression(c, e, &key);
-    if (rc) return rc;
+    int rc;
     /* SELECT col AS v FROM in GROUP BY col ORDER BY v LIMIT max + 1 */
     cs_logical_plan *agg = cs_logical_plan_new(c->a, CS_LP_AGGREGATE, 1);
     agg->children[0] = in;
     agg->n_group_by = 1;
     agg->group_by = (cs_sql_expr **)cs_cp_array(c, 1);
-    agg->group_by[0] = key;
+    agg->group_by[0] = col;
     agg->n_exprs = 1;
     agg->exprs = (cs_sql_expr **)cs_cp_array(c, 1);
     agg->exprs[0] = cs_cp_alias(c, col, "__pivot_value");
@@ -195,19 +192,13 @@ static int collect_pivot_values(cs_cp *c, cs_logical_plan *in, const Spark__Conn
     return rc;
 }
 
-static int pivot(cs_cp *c, const Spark__Connect__Aggregate *g, cs_logical_plan *in,
-                 cs_sql_expr **groups, int ng, cs_sql_expr **aggs, int na, cs_logical_plan **out)
+int cs_cp_pivot(cs_cp *c, cs_logical_plan *in, cs_sql_expr **groups, int ng, cs_sql_expr *col,
+                Spark__Connect__Expression__Literal **pv_values, size_t n_values,
+                cs_sql_expr **aggs, int na, cs_logical_plan **out)
 {
-    const Spark__Connect__Aggregate__Pivot *pv = g->pivot;
-    if (!pv) return cs_cp_invalid(c, "Aggregate with GROUP_TYPE_PIVOT requires a Pivot");
-    Spark__Connect__Expression__Literal **pv_values = pv->values;
-    size_t n_values = pv->n_values;
     int rc;
-    if (n_values == 0 && (rc = collect_pivot_values(c, in, pv->col, &pv_values, &n_values)) != 0)
+    if (n_values == 0 && (rc = collect_pivot_values(c, in, col, &pv_values, &n_values)) != 0)
         return rc;
-    cs_sql_expr *col;
-    rc = cs_cp_expression(c, pv->col, &col);
-    if (rc) return rc;
     /* inner: GROUP BY groups, pivot column -> groups, __pivot_col, __pivot_agg_i */
     cs_logical_plan *inner = cs_logical_plan_new(c->a, CS_LP_AGGREGATE, 1);
     inner->children[0] = in;
@@ -311,8 +302,13 @@ int cs_cp_aggregate(cs_cp *c, const Spark__Connect__Aggregate *g, cs_logical_pla
         (rc = cs_cp_expressions(c, g->aggregate_expressions, g->n_aggregate_expressions, &aggs)))
         return rc;
     int ng = (int)g->n_grouping_expressions, na = (int)g->n_aggregate_expressions;
-    if (g->group_type == SPARK__CONNECT__AGGREGATE__GROUP_TYPE__GROUP_TYPE_PIVOT)
-        return pivot(c, g, in, groups, ng, aggs, na, out);
+    if (g->group_type == SPARK__CONNECT__AGGREGATE__GROUP_TYPE__GROUP_TYPE_PIVOT) {
+        const Spark__Connect__Aggregate__Pivot *pv = g->pivot;
+        if (!pv) return cs_cp_invalid(c, "Aggregate with GROUP_TYPE_PIVOT requires a Pivot");
+        cs_sql_expr *col;
+        if ((rc = cs_cp_expression(c, pv->col, &col)) != 0) return rc;
+        return cs_cp_pivot(c, in, groups, ng, col, pv->values, pv->n_values, aggs, na, out);
+    }
     cs_logical_plan *p = cs_logical_plan_new(c->a, CS_LP_AGGREGATE, 1);
     p->children[0] = in;
     p->n_exprs = ng + na;

@@ -116,6 +116,16 @@ int cs_cp_summary(cs_cp *c, const Spark__Connect__StatSummary *s, cs_logical_pla
 /* df.stat.freqItems: the values of each column in more than support of the rows
  * (plan_freq_items.c) */
 int cs_cp_freq_items(cs_cp *c, const Spark__Connect__StatFreqItems *f, cs_logical_plan **out);
+/* df.stat.crosstab, approxQuantile and sampleBy (plan_stat_functions.c) */
+int cs_cp_crosstab(cs_cp *c, const Spark__Connect__StatCrosstab *x, cs_logical_plan **out);
+int cs_cp_approx_quantile(cs_cp *c, const Spark__Connect__StatApproxQuantile *q,
+                          cs_logical_plan **out);
+int cs_cp_sample_by(cs_cp *c, const Spark__Connect__StatSampleBy *s, cs_logical_plan **out);
+/* pivot(col, values).agg(aggs) over in grouped by groups (plan_aggregate.c): with no values,
+ * a job collects the column's distinct values first, as Spark's pivot does. */
+int cs_cp_pivot(cs_cp *c, cs_logical_plan *in, cs_sql_expr **groups, int ng, cs_sql_expr *col,
+                Spark__Connect__Expression__Literal **values, size_t n_values, cs_sql_expr **aggs,
+                int na, cs_logical_plan **out);
 /* DataFrame.to(schema): columns and nested fields by name, up-cast (plan_to_schema.c) */
 int cs_cp_to_schema(cs_cp *c, const Spark__Connect__ToSchema *t, cs_logical_plan **out);
 int cs_cp_unpivot(cs_cp *c, const Spark__Connect__Unpivot *u, cs_logical_plan **out);

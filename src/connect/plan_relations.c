@@ -576,9 +576,11 @@ static int relation(cs_cp *c, const Spark__Connect__Relation *r, cs_logical_plan
     case SPARK__CONNECT__RELATION__REL_TYPE_FREQ_ITEMS:
         return cs_cp_freq_items(c, r->freq_items, out);
     case SPARK__CONNECT__RELATION__REL_TYPE_CROSSTAB:
+        return cs_cp_crosstab(c, r->crosstab, out);
     case SPARK__CONNECT__RELATION__REL_TYPE_APPROX_QUANTILE:
+        return cs_cp_approx_quantile(c, r->approx_quantile, out);
     case SPARK__CONNECT__RELATION__REL_TYPE_SAMPLE_BY:
-        return cs_cp_unsupported(c, "crosstab, approxQuantile and sampleBy");
+        return cs_cp_sample_by(c, r->sample_by, out);
     case SPARK__CONNECT__RELATION__REL_TYPE_ML_RELATION:
         return cs_cp_unsupported(c, "Spark ML relations");
     case SPARK__CONNECT__RELATION__REL_TYPE_EXTENSION:
