@@ -333,6 +333,8 @@ static const fn_entry FUNCTIONS[] = {
     FN("factorial", "factorial", 1, 1, S, R_SIG, "I", "L"),
     FN("bit_count", "bit_count", 1, 1, S, R_SIG, "X", "I"),
     FNN("uuid", "uuid", 0, 1, S, R_SIG, "L", "S"),
+    FNN("spark_partition_id", "spark_partition_id", 0, 0, S, R_SIG, "", "I"),
+    FNN("monotonically_increasing_id", "monotonically_increasing_id", 0, 0, S, R_SIG, "", "L"),
     FN("levenshtein", "levenshtein", 2, 3, S, R_SIG, "SSI", "I"),
     FN("substring_index", "substring_index", 3, 3, S, R_SIG, "SSI", "S"),
     FN("elt", "elt", 2, -1, S, R_SIG, "IS", "S"),

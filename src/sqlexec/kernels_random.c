@@ -7,6 +7,9 @@
  * as commons-math3's setSeed(long)) with seed + partition index, two nextLongs made a version-4
  * UUID. So a query with a seed gives Spark's values when its rows reach each partition in
  * Spark's order. Without a seed the analyzer gives none: the task draws one from getrandom.
+ * spark_partition_id() is the task's partition index and monotonically_increasing_id() Spark's
+ * MonotonicallyIncreasingID: the partition index in the upper 31 bits, the count of rows the
+ * node has seen in this task in the lower 33.
  * The generator's state lives in the compiled node (cs_px_rng, pexpr_compile.c makes it) and
  * moves on across the task's batches. Called through cs_px_random_lookup (pexpr.c's chain).
  *
@@ -202,14 +205,45 @@ static int uuid_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_colu
     return CS_OK;
 }
 
+static int partition_id_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_column **out)
+{
+    (void)a;
+    (void)na;
+    cs_column *r = cs_px_new_fixed(k->alloc, k->e->type, k->n);
+    int32_t *v = (int32_t *)(void *)r->values;
+    for (int64_t i = 0; i < k->n; i++)
+        v[i] = (int32_t)k->ctx->partition_id;
+    *out = r;
+    return CS_OK;
+}
+
+/* the node's count of rows so far lives in its generator's xs */
+static int increasing_id_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_column **out)
+{
+    (void)a;
+    (void)na;
+    cs_column *r = cs_px_new_fixed(k->alloc, k->e->type, k->n);
+    int64_t *v = (int64_t *)(void *)r->values;
+    uint64_t base = (uint64_t)k->ctx->partition_id << 33;
+    for (int64_t i = 0; i < k->n; i++)
+        v[i] = (int64_t)(base + k->rng->xs++);
+    *out = r;
+    return CS_OK;
+}
+
 bool cs_px_is_random(const char *fn)
 {
-    return strcmp(fn, "rand") == 0 || strcmp(fn, "randn") == 0 || strcmp(fn, "uuid") == 0;
+    return strcmp(fn, "rand") == 0 || strcmp(fn, "randn") == 0 || strcmp(fn, "uuid") == 0 ||
+           strcmp(fn, "monotonically_increasing_id") == 0;
 }
 
 cs_px_kernel cs_px_random_lookup(const char *fn, const cs_col_type *const *t, int n,
                                  const cs_col_type *result)
 {
+    if (n == 0 && strcmp(fn, "spark_partition_id") == 0 && result->id == CS_TYPE_INT)
+        return partition_id_kernel;
+    if (n == 0 && strcmp(fn, "monotonically_increasing_id") == 0 && result->id == CS_TYPE_LONG)
+        return increasing_id_kernel;
     if (n > 1 || (n == 1 && t[0]->id != CS_TYPE_LONG && t[0]->id != CS_TYPE_NULL)) return NULL;
     if ((strcmp(fn, "rand") == 0 || strcmp(fn, "randn") == 0) && result->id == CS_TYPE_DOUBLE)
         return random_kernel;

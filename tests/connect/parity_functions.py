@@ -151,4 +151,16 @@ check(tuple(r.first()) == (["a", "1", None, "1.0"], [["a", "1"], ["1", None, "b"
       "mixed array without ANSI: %r" % (r.first(),))
 spark.conf.set("spark.sql.ansi.enabled", "true")
 
+# partition_id_and_increasing_id: spark_partition_id() is the task's partition and
+# monotonically_increasing_id() the partition in the upper 31 bits, the row's place in its
+# partition in the lower 33 (range(0, 10, 1, 3): partitions of 3, 3 and 4 rows)
+r = spark.range(0, 10, 1, 3).select("id", F.spark_partition_id().alias("p"),
+                                     F.monotonically_increasing_id().alias("m"))
+want = [(i, p, (p << 33) + k) for p, ids in enumerate([range(0, 3), range(3, 6), range(6, 10)])
+        for k, i in enumerate(ids)]
+check(sorted(tuple(x) for x in r.collect()) == want, "partition ids: %r" % (r.collect(),))
+check([f.dataType.simpleString() for f in r.schema.fields] == ["bigint", "int", "bigint"] and
+      not r.schema["p"].nullable and not r.schema["m"].nullable,
+      "spark_partition_id / monotonically_increasing_id types: %r" % (r.schema,))
+
 print("PASS parity_functions")
