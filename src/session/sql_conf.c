@@ -71,6 +71,18 @@ static const struct known_key {
      "2.0.0"},
     {"spark.sql.cli.print.header", K_BOOL, "false",
      "When set to true, spark-sql CLI prints the names of the columns in query output.", "3.2.0"},
+    {"spark.sql.execution.arrow.maxRecordsPerBatch", K_INT, "10000",
+     "When using Apache Arrow, limit the maximum number of records that can be written to a "
+     "single ArrowRecordBatch in memory. This configuration is not effective for the grouping "
+     "API such as DataFrame(.cogroup).groupby.applyInPandas because each group becomes each "
+     "ArrowRecordBatch. If set to zero or negative there is no limit.",
+     "2.3.0"},
+    {"spark.sql.execution.pandas.convertToArrowArraySafely", K_BOOL, "false",
+     "When true, Arrow will perform safe type conversion when converting Pandas.Series to "
+     "Arrow array during serialization. Arrow will raise errors when detecting unsafe type "
+     "conversion like overflow. When false, disabling Arrow's type check and do type "
+     "conversions anyway.",
+     "3.0.0"},
     {"spark.sql.execution.rangeExchange.sampleSizePerPartition", K_INT, "100",
      "Number of points to sample per partition in order to determine the range boundaries "
      "for range partitioning, typically used in global sorting (without limit).",
@@ -391,6 +403,10 @@ int cs_sql_conf_planner(const cs_sql_conf *c, int default_parallelism, cs_sql_pl
     p->min_partitions = (int)(min_parts > INT_MAX ? INT_MAX : min_parts);
     p->partition_type_inference =
         cs_sql_conf_bool(c, "spark.sql.sources.partitionColumnTypeInference.enabled");
+    if (get_int(c, "spark.sql.execution.arrow.maxRecordsPerBatch", &p->arrow_max_records, err) < 0)
+        return err->code;
+    p->arrow_safe_cast =
+        cs_sql_conf_bool(c, "spark.sql.execution.pandas.convertToArrowArraySafely");
     p->python_exec = cs_sql_conf_get(c, "spark.pyspark.python");
     if (!p->python_exec || !p->python_exec[0]) p->python_exec = getenv("PYSPARK_PYTHON");
     if (!p->python_exec || !p->python_exec[0]) p->python_exec = "python3";

@@ -34,6 +34,7 @@ void cs_sql_planner_conf_default(cs_sql_planner_conf *c, int default_parallelism
     c->min_partitions = default_parallelism > 0 ? default_parallelism : 1;
     c->partition_type_inference = true;
     c->python_exec = "python3";
+    c->arrow_max_records = 10000;
 }
 
 /* ---- helpers shared with planner_agg.c and planner_scan.c ---- */

@@ -50,6 +50,8 @@ typedef struct cs_sql_planner_conf {
     bool partition_type_inference;    /* spark.sql.sources.partitionColumnTypeInference.enabled */
     const char *python_exec;          /* spark.pyspark.python, else $PYSPARK_PYTHON, else python3
                                          (borrowed from the conf or the environment) */
+    int64_t arrow_max_records;        /* spark.sql.execution.arrow.maxRecordsPerBatch (10000) */
+    bool arrow_safe_cast;             /* spark.sql.execution.pandas.convertToArrowArraySafely */
 } cs_sql_planner_conf;
 
 void cs_sql_planner_conf_default(cs_sql_planner_conf *c, int default_parallelism);

@@ -142,6 +142,8 @@ static int eval_node(cs_pl_ctx *c, cs_pl_out *in, const udf_set *s, cs_sql_expr 
     const cs_sql_python_udf *first = s->calls[0]->python_udf;
     n->py_eval_type = first->eval_type;
     n->py_python = cs_xstrdup(c->pc->conf.python_exec ? c->pc->conf.python_exec : "python3");
+    n->py_max_records = c->pc->conf.arrow_max_records;
+    n->py_safe_cast = c->pc->conf.arrow_safe_cast;
     n->py_python_ver = cs_xstrdup(first->python_ver);
     n->py_udfs = cs_xcalloc((size_t)s->n, sizeof *n->py_udfs);
     n->n_py_udfs = s->n;
@@ -198,6 +200,8 @@ static cs_phys_node *relation_udf_node(cs_pl_ctx *c, const cs_logical_plan *p,
         n->children[i] = children[i];
     n->py_eval_type = u->eval_type;
     n->py_python = cs_xstrdup(c->pc->conf.python_exec ? c->pc->conf.python_exec : "python3");
+    n->py_max_records = c->pc->conf.arrow_max_records;
+    n->py_safe_cast = c->pc->conf.arrow_safe_cast;
     n->py_python_ver = cs_xstrdup(u->python_ver);
     n->n_py_udfs = 1;
     n->py_udfs = cs_xcalloc(1, sizeof *n->py_udfs);

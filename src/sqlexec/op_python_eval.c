@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "formats/arrow_ipc.h"
+#include "sqlexec/pexpr.h"
 #include "sqlexec/python_eval.h"
 #include "sqlexec/python_worker.h"
 #include "sqlexec/sql_ops.h"
@@ -43,6 +44,8 @@ typedef struct py_eval_op {
     cs_sql_op base;
     int eval_type;
     char *python, *python_ver;
+    int64_t max_records; /* rows an Arrow batch sent at most; <= 0: a child batch each */
+    bool safe_cast;
     int n_udfs;
     py_udf *udfs;
     int n_sent_cols;
@@ -54,6 +57,8 @@ typedef struct py_eval_op {
     cs_ipc_reader *reader;
     bool child_done, results_done;
     cs_col_batch **fifo; /* child batches sent, not yet answered */
+    cs_col_batch *big;   /* a child batch of more than max_records rows, sent in pieces */
+    int64_t big_at;      /* its first row not sent yet */
     int fifo_head, fifo_len, fifo_cap;
     cs_error *pump_err;
 } py_eval_op;
@@ -89,13 +94,43 @@ static cs_col_batch *fifo_pop(py_eval_op *o)
     return b;
 }
 
-/* The worker took everything sent: send the next non-empty child batch's arguments, or end. */
+/* The next max_records rows of the big batch, as a batch of their own; the big batch is let go
+ * with its last piece. */
+static cs_col_batch *next_piece(py_eval_op *o, cs_error *err)
+{
+    int64_t n = o->big->num_rows - o->big_at;
+    if (n > o->max_records) n = o->max_records;
+    int32_t *idx = cs_xmalloc((size_t)n * sizeof *idx);
+    for (int64_t i = 0; i < n; i++)
+        idx[i] = (int32_t)(o->big_at + i);
+    cs_col_batch *piece = cs_col_batch_take(o->big, idx, n, o->base.ctx->alloc);
+    free(idx);
+    o->big_at += n;
+    if (o->big_at == o->big->num_rows) {
+        cs_col_batch_unref(o->big);
+        o->big = NULL;
+    }
+    if (!piece) cs_error_set(err, CS_ENOMEM, "Python UDF: cannot cut a batch");
+    return piece;
+}
+
+/* The worker took everything sent: send the next non-empty child batch's arguments (in pieces
+ * of max_records rows, as Spark's ArrowPythonRunner cuts its batches), or end. */
 static int pump(void *arg, cs_error *err)
 {
     py_eval_op *o = arg;
     for (;;) {
         cs_col_batch *b = NULL;
-        if (cs_sql_op_next(o->base.children[0], &b, err) != 0) return err->code;
+        if (o->big) {
+            if (!(b = next_piece(o, err))) return err->code;
+        } else if (cs_sql_op_next(o->base.children[0], &b, err) != 0) {
+            return err->code;
+        }
+        if (b && o->max_records > 0 && b->num_rows > o->max_records) {
+            o->big = b;
+            o->big_at = 0;
+            if (!(b = next_piece(o, err))) return err->code;
+        }
         if (!b) {
             o->child_done = true;
             if (cs_ipc_writer_close(o->writer, err) != 0) return err->code;
@@ -140,7 +175,8 @@ static int py_open(cs_sql_op *op, const cs_sql_exec_ctx *ctx, cs_error *err)
                                 o->udfs[i].offsets, (const char *const *)o->udfs[i].arg_names};
     const char *keys[] = {"spark.sql.session.timeZone",
                           "spark.sql.execution.pandas.convertToArrowArraySafely"};
-    const char *values[] = {ctx->session_tz ? ctx->session_tz : "UTC", "false"};
+    const char *values[] = {ctx->session_tz ? ctx->session_tz : "UTC",
+                            o->safe_cast ? "true" : "false"};
     cs_py_worker_spec spec = {
         .python = o->python,
         .python_ver = o->python_ver,
@@ -245,6 +281,8 @@ static void py_close(cs_sql_op *op)
     cs_col_batch *b;
     while ((b = fifo_pop(o)))
         cs_col_batch_unref(b);
+    cs_col_batch_unref(o->big);
+    o->big = NULL;
     cs_sql_op_close(op->children[0]);
 }
 
@@ -311,6 +349,8 @@ cs_sql_op *cs_sql_op_python_eval(cs_sql_op *child, const cs_py_eval_spec *spec, 
     o->eval_type = spec->eval_type;
     o->python = cs_xstrdup(spec->python ? spec->python : "python3");
     o->python_ver = cs_xstrdup(spec->python_ver ? spec->python_ver : "");
+    o->max_records = spec->max_records;
+    o->safe_cast = spec->safe_cast;
     o->n_udfs = spec->n_udfs;
     o->udfs = cs_xcalloc((size_t)spec->n_udfs + 1, sizeof *o->udfs);
     o->sent_cols = cs_xcalloc((size_t)total + 1, sizeof *o->sent_cols);

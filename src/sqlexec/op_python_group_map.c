@@ -18,11 +18,12 @@
  *
  *
  * mapInPandas / mapInArrow (SQL_MAP_PANDAS_ITER_UDF / SQL_MAP_ARROW_ITER_UDF): the task's rows in
- * batches of CS_PY_MAP_BATCH_ROWS (gathered across the child's batches, as Spark's BatchIterator
- * cuts them), the columns the function reads wrapped in one struct column, as Spark's
- * MapInBatchEvaluatorFactory sends them (argument offset 0: the worker makes a pandas DataFrame
- * or an Arrow record batch of the struct). The function's iterator yields as many results as it
- * likes, at its own pace: they are read while input is still being written (the worker's pump).
+ * batches of spark.sql.execution.arrow.maxRecordsPerBatch rows (gathered across the child's
+ * batches, as Spark's BatchIterator cuts them), the columns the function reads wrapped in one
+ * struct column, as Spark's MapInBatchEvaluatorFactory sends them (argument offset 0: the worker
+ * makes a pandas DataFrame or an Arrow record batch of the struct). The function's iterator yields
+ * as many results as it likes, at its own pace: they are read while input is still being written
+ * (the worker's pump).
  *
  * cogroup(...).applyInPandas / applyInArrow (SQL_COGROUPED_MAP_PANDAS_UDF / _ARROW_UDF, Spark's
  * FlatMapCoGroupsInPandasExec / InArrowExec): two children, each sorted by its own keys (in the
@@ -74,6 +75,7 @@ typedef struct py_group_op {
     cs_sql_op base;
     int eval_type;
     int64_t max_rows; /* map in batch: rows a batch sent; 0: a group a batch */
+    bool safe_cast;   /* spark.sql.execution.pandas.convertToArrowArraySafely */
     int n_cols;       /* map in batch, applyInArrow: the child's columns sent, in one struct */
     int *cols;
     cs_col_type *sent_schema; /* those: struct<struct: struct<the columns>>; else NULL */
@@ -318,7 +320,8 @@ static int grp_open(cs_sql_op *op, const cs_sql_exec_ctx *ctx, cs_error *err)
     const char *keys[] = {"spark.sql.session.timeZone",
                           "spark.sql.execution.pandas.convertToArrowArraySafely",
                           "spark.sql.legacy.execution.pandas.groupedMap.assignColumnsByName"};
-    const char *values[] = {ctx->session_tz ? ctx->session_tz : "UTC", "false", "true"};
+    const char *values[] = {ctx->session_tz ? ctx->session_tz : "UTC",
+                            o->safe_cast ? "true" : "false", "true"};
     int map_arg = 0; /* map in batch: the one struct column sent */
     if (o->max_rows > 0) cmd = (cs_py_udf_command){o->command, o->command_len, 1, &map_arg};
     cs_py_worker_spec spec = {
@@ -506,6 +509,7 @@ static void take_udf(py_group_op *o, const cs_py_eval_spec *spec, const cs_py_ev
     o->eval_type = spec->eval_type;
     o->python = cs_xstrdup(spec->python ? spec->python : "python3");
     o->python_ver = cs_xstrdup(spec->python_ver ? spec->python_ver : "");
+    o->safe_cast = spec->safe_cast;
     o->command = cs_xmalloc(u->command_len + 1);
     memcpy(o->command, u->command, u->command_len);
     o->command_len = u->command_len;
@@ -573,7 +577,7 @@ cs_sql_op *cs_sql_op_python_map_in_batch(cs_sql_op *child, const cs_py_eval_spec
     }
     py_group_op *o = cs_xcalloc(1, sizeof *o);
     take_udf(o, spec, u, false);
-    o->max_rows = CS_PY_MAP_BATCH_ROWS;
+    o->max_rows = spec->max_records > 0 ? spec->max_records : INT64_MAX;
     wrap_schema(o, in, u->args, u->n_args);
     o->keys = cs_xcalloc(1, sizeof *o->keys);
     cs_sql_op_init(

@@ -40,6 +40,10 @@ typedef struct cs_py_eval_spec {
     const char *python_ver; /* the client's Python version ("3.11") */
     int n_udfs;
     const cs_py_eval_udf *udfs;
+    /* spark.sql.execution.arrow.maxRecordsPerBatch: rows of an Arrow batch sent to the worker
+     * at most (scalar UDFs, map in batch); <= 0: no limit */
+    int64_t max_records;
+    bool safe_cast; /* spark.sql.execution.pandas.convertToArrowArraySafely */
 } cs_py_eval_spec;
 
 /* Output: the child's columns, then one column per UDF (nullable, of its result type). */
@@ -64,9 +68,8 @@ cs_sql_op *cs_sql_op_python_cogroup(cs_sql_op *left, cs_sql_op *right, const cs_
 
 /* MapInPandas / MapInArrow (op_python_group_map.c): one UDF of eval type 205 or 207 whose args
  * are the ordinals of the child's columns it reads; they go to the worker as one struct column,
- * CS_PY_MAP_BATCH_ROWS rows a batch (Spark's spark.sql.execution.arrow.maxRecordsPerBatch
- * default); the output is schema (a struct type, taken over), as above. */
-#define CS_PY_MAP_BATCH_ROWS 10000
+ * spec->max_records rows a batch (spark.sql.execution.arrow.maxRecordsPerBatch); the output is
+ * schema (a struct type, taken over), as above. */
 cs_sql_op *cs_sql_op_python_map_in_batch(cs_sql_op *child, const cs_py_eval_spec *spec,
                                          cs_col_type *schema, cs_error *err);
 

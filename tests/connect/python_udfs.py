@@ -264,4 +264,45 @@ if group_map:
     except PythonException as e:
         check("applyInPandas exception text", "RuntimeError: bad group" in str(e), True)
 
+# arrow_settings_reach_the_workers: spark.sql.execution.arrow.maxRecordsPerBatch bounds the rows
+# of each batch a pandas UDF and mapInPandas see; spark.sql.execution.pandas.
+# convertToArrowArraySafely makes an overflowing result an error instead of a wrapped value
+
+
+@pandas_udf("long")
+def batch_size(x):
+    return pd.Series([len(x)] * len(x))
+
+
+spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", "3")
+sizes = [r[0] for r in spark.range(0, 10, 1, 1).select(batch_size("id")).collect()]
+check("pandas UDF batches under maxRecordsPerBatch", sorted(sizes), [1, 3, 3, 3, 3, 3, 3, 3, 3, 3])
+
+
+def map_sizes(it):
+    for pdf in it:
+        yield pd.DataFrame({"n": [len(pdf)]})
+
+
+got = sorted(r.n for r in spark.range(0, 10, 1, 1).mapInPandas(map_sizes, "n long").collect())
+check("mapInPandas batches under maxRecordsPerBatch", got, [1, 3, 3, 3])
+spark.conf.unset("spark.sql.execution.arrow.maxRecordsPerBatch")
+
+
+@pandas_udf("byte")
+def overflow(x):
+    return pd.Series([128] * len(x))
+
+
+spark.conf.set("spark.sql.execution.pandas.convertToArrowArraySafely", "true")
+try:
+    spark.range(0, 1).select(overflow("id")).collect()
+    check("an unsafe conversion with convertToArrowArraySafely", "no error", "an error")
+except Exception as e:  # noqa: BLE001 - PySpark names the class after the worker's error
+    check("convertToArrowArraySafely's error", "convertToArrowArraySafely" in str(e), True)
+spark.conf.set("spark.sql.execution.pandas.convertToArrowArraySafely", "false")
+check("an unsafe conversion without convertToArrowArraySafely",
+      len(spark.range(0, 1).select(overflow("id")).collect()), 1)
+spark.conf.unset("spark.sql.execution.pandas.convertToArrowArraySafely")
+
 print("PASS python_udfs")
