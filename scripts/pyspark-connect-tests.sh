@@ -107,7 +107,7 @@ rm -rf "$RUNTIME/pyspark/sql/tests"
 
 PORT=$("$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 # the Python UDF workers run the pinned client's pyspark.worker through its wrapper
-"$SERVER" --master 'local[2]' --conf spark.ui.enabled=false --conf "spark.pyspark.python=$PY" \
+"$SERVER" --master 'local[4]' --conf spark.ui.enabled=false --conf "spark.pyspark.python=$PY" \
   --conf "spark.connect.grpc.binding.port=$PORT" >"$LOG_DIR/server.log" 2>&1 &
 server_pid=$!
 started=0
