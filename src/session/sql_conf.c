@@ -97,6 +97,11 @@ static const struct known_key {
      "The estimated cost to open a file, measured by the number of bytes could be scanned in "
      "the same time.",
      "2.0.0"},
+    {"spark.sql.legacy.execution.pandas.groupedMap.assignColumnsByName", K_BOOL, "true",
+     "When true, columns will be looked up by name if labeled with a string and fallback to use "
+     "position if not. When false, a grouped map Pandas UDF will assign columns from the "
+     "returned Pandas DataFrame based on position, regardless of column label type.",
+     "2.4.1"},
     {"spark.sql.optimizer.excludedRules", K_TEXT, NULL,
      "Configures a list of rules to be disabled in the optimizer, in which the rules are "
      "specified by their rule names and separated by comma.",
@@ -407,6 +412,8 @@ int cs_sql_conf_planner(const cs_sql_conf *c, int default_parallelism, cs_sql_pl
         return err->code;
     p->arrow_safe_cast =
         cs_sql_conf_bool(c, "spark.sql.execution.pandas.convertToArrowArraySafely");
+    p->pandas_columns_by_name =
+        cs_sql_conf_bool(c, "spark.sql.legacy.execution.pandas.groupedMap.assignColumnsByName");
     p->python_exec = cs_sql_conf_get(c, "spark.pyspark.python");
     if (!p->python_exec || !p->python_exec[0]) p->python_exec = getenv("PYSPARK_PYTHON");
     if (!p->python_exec || !p->python_exec[0]) p->python_exec = "python3";

@@ -35,6 +35,7 @@ void cs_sql_planner_conf_default(cs_sql_planner_conf *c, int default_parallelism
     c->partition_type_inference = true;
     c->python_exec = "python3";
     c->arrow_max_records = 10000;
+    c->pandas_columns_by_name = true;
 }
 
 /* ---- helpers shared with planner_agg.c and planner_scan.c ---- */

@@ -52,6 +52,7 @@ typedef struct cs_sql_planner_conf {
                                          (borrowed from the conf or the environment) */
     int64_t arrow_max_records;        /* spark.sql.execution.arrow.maxRecordsPerBatch (10000) */
     bool arrow_safe_cast;             /* spark.sql.execution.pandas.convertToArrowArraySafely */
+    bool pandas_columns_by_name; /* ...legacy.execution.pandas.groupedMap.assignColumnsByName */
 } cs_sql_planner_conf;
 
 void cs_sql_planner_conf_default(cs_sql_planner_conf *c, int default_parallelism);

@@ -74,9 +74,10 @@ typedef struct py_side {
 typedef struct py_group_op {
     cs_sql_op base;
     int eval_type;
-    int64_t max_rows; /* map in batch: rows a batch sent; 0: a group a batch */
-    bool safe_cast;   /* spark.sql.execution.pandas.convertToArrowArraySafely */
-    int n_cols;       /* map in batch, applyInArrow: the child's columns sent, in one struct */
+    int64_t max_rows;     /* map in batch: rows a batch sent; 0: a group a batch */
+    bool safe_cast;       /* spark.sql.execution.pandas.convertToArrowArraySafely */
+    bool columns_by_name; /* ...pandas.groupedMap.assignColumnsByName */
+    int n_cols;           /* map in batch, applyInArrow: the child's columns sent, in one struct */
     int *cols;
     cs_col_type *sent_schema; /* those: struct<struct: struct<the columns>>; else NULL */
     char *python, *python_ver;
@@ -321,7 +322,7 @@ static int grp_open(cs_sql_op *op, const cs_sql_exec_ctx *ctx, cs_error *err)
                           "spark.sql.execution.pandas.convertToArrowArraySafely",
                           "spark.sql.legacy.execution.pandas.groupedMap.assignColumnsByName"};
     const char *values[] = {ctx->session_tz ? ctx->session_tz : "UTC",
-                            o->safe_cast ? "true" : "false", "true"};
+                            o->safe_cast ? "true" : "false", o->columns_by_name ? "true" : "false"};
     int map_arg = 0; /* map in batch: the one struct column sent */
     if (o->max_rows > 0) cmd = (cs_py_udf_command){o->command, o->command_len, 1, &map_arg};
     cs_py_worker_spec spec = {
@@ -510,6 +511,7 @@ static void take_udf(py_group_op *o, const cs_py_eval_spec *spec, const cs_py_ev
     o->python = cs_xstrdup(spec->python ? spec->python : "python3");
     o->python_ver = cs_xstrdup(spec->python_ver ? spec->python_ver : "");
     o->safe_cast = spec->safe_cast;
+    o->columns_by_name = spec->columns_by_name;
     o->command = cs_xmalloc(u->command_len + 1);
     memcpy(o->command, u->command, u->command_len);
     o->command_len = u->command_len;

@@ -173,11 +173,12 @@ struct cs_phys_node {
      * type 201 (applyInPandas): one UDF whose args are Spark's grouped offsets ([length,
      * n_keys, key ordinals..., value ordinals...]), the child sorted by the keys, output = the
      * function's declared columns */
-    int py_eval_type;       /* CS_PY_EVAL_* (python_worker.h) */
-    char *py_python;        /* the interpreter of the workers */
-    char *py_python_ver;    /* the client's Python version */
-    int64_t py_max_records; /* spark.sql.execution.arrow.maxRecordsPerBatch (<= 0: no limit) */
-    bool py_safe_cast;      /* spark.sql.execution.pandas.convertToArrowArraySafely */
+    int py_eval_type;        /* CS_PY_EVAL_* (python_worker.h) */
+    char *py_python;         /* the interpreter of the workers */
+    char *py_python_ver;     /* the client's Python version */
+    int64_t py_max_records;  /* spark.sql.execution.arrow.maxRecordsPerBatch (<= 0: no limit) */
+    bool py_safe_cast;       /* spark.sql.execution.pandas.convertToArrowArraySafely */
+    bool py_columns_by_name; /* ...pandas.groupedMap.assignColumnsByName */
     int n_py_udfs;
     cs_phys_py_udf *py_udfs;
 

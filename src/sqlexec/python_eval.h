@@ -44,6 +44,9 @@ typedef struct cs_py_eval_spec {
      * at most (scalar UDFs, map in batch); <= 0: no limit */
     int64_t max_records;
     bool safe_cast; /* spark.sql.execution.pandas.convertToArrowArraySafely */
+    /* spark.sql.legacy.execution.pandas.groupedMap.assignColumnsByName (applyInPandas' result
+     * columns matched by name, else by position) */
+    bool columns_by_name;
 } cs_py_eval_spec;
 
 /* Output: the child's columns, then one column per UDF (nullable, of its result type). */

@@ -305,4 +305,18 @@ check("an unsafe conversion without convertToArrowArraySafely",
       len(spark.range(0, 1).select(overflow("id")).collect()), 1)
 spark.conf.unset("spark.sql.execution.pandas.convertToArrowArraySafely")
 
+if group_map:
+    # grouped_map_columns_by_position: applyInPandas' result columns go by name, or by position
+    # with spark.sql.legacy.execution.pandas.groupedMap.assignColumnsByName=false
+    def swapped(pdf):
+        return pd.DataFrame({"b": [2], "a": [1]})
+
+    gm = spark.range(0, 1)
+    check("result columns by name", tuple(gm.groupBy("id").applyInPandas(swapped, "a long, b long").first()),
+          (1, 2))
+    spark.conf.set("spark.sql.legacy.execution.pandas.groupedMap.assignColumnsByName", "false")
+    check("result columns by position",
+          tuple(gm.groupBy("id").applyInPandas(swapped, "a long, b long").first()), (2, 1))
+    spark.conf.unset("spark.sql.legacy.execution.pandas.groupedMap.assignColumnsByName")
+
 print("PASS python_udfs")
