@@ -342,14 +342,24 @@ static cs_sql_expr *resolve_function(cs_an_ctx *c, const cs_sql_expr *e, const c
     }
     const cs_fn_info *f =
         cs_fn_lookup(e->n_args == 1 && strcmp(e->name, "-") == 0 ? "negative" : e->name);
+    const cs_catalog_function *pf = f ? NULL
+                                      : cs_catalog_lookup_persistent_function(
+                                            c->cat, cs_catalog_current_database(c->cat), e->name);
+    if (pf) { /* a persistent function: its JVM class cannot be loaded here */
+        cs_sql_error_set(c->err, CS_EINVAL, "CANNOT_LOAD_FUNCTION_CLASS", "46103",
+                         "Cannot load class %s when registering the function "
+                         "`spark_catalog`.`%s`.`%s`, please make sure it is on the classpath.",
+                         pf->class_name, pf->database, pf->name);
+        return NULL;
+    }
     if (!f) {
         cs_sbuf name = {0};
         const char *n = e->name;
         cs_an_sql_id(&n, 1, &name);
         cs_sql_error_set(c->err, CS_EINVAL, "UNRESOLVED_ROUTINE", "42883",
                          "Cannot resolve routine %s on search path [`system`.`builtin`, "
-                         "`system`.`session`, `spark_catalog`.`default`].",
-                         cs_sbuf_str(&name));
+                         "`system`.`session`, `spark_catalog`.`%s`].",
+                         cs_sbuf_str(&name), cs_catalog_current_database(c->cat));
         cs_sbuf_free(&name);
         return NULL;
     }

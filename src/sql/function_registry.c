@@ -192,6 +192,10 @@ static const fn_entry FUNCTIONS[] = {
     FNN("user", "current_user", 0, 0, S, R_SIG, "", "S"),
     FNN("session_user", "current_user", 0, 0, S, R_SIG, "", "S"),
     FNN("version", "version", 0, 0, S, R_SIG, "", "S"),
+    /* the session's current database and catalog: literals of the optimizer too */
+    FNN("current_database", "current_schema", 0, 0, S, R_SIG, "", "S"),
+    FNN("current_schema", "current_schema", 0, 0, S, R_SIG, "", "S"),
+    FNN("current_catalog", "current_catalog", 0, 0, S, R_SIG, "", "S"),
     FN("extract", "date_part", 2, 2, S, R_SIG, "SX", "I"),
     FN("date_part", "date_part", 2, 2, S, R_SIG, "SX", "I"),
     /* math */
