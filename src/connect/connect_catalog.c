@@ -737,7 +737,7 @@ int cs_connect_catalog_result(cs_connect_service *svc, cs_sql_session *sql, cs_s
         return cache_command(svc, sql, a, "REFRESH", cat->refresh_table->table_name, out, err);
     case SPARK__CONNECT__CATALOG__CAT_TYPE_REFRESH_BY_PATH: {
         cs_sql_statement st = {
-            .kind = CS_STMT_CACHE, .mode = "REFRESH PATH", .location = cat->refresh_by_path->path};
+            .kind = CS_STMT_CACHE, .mode = "REFRESH_PATH", .location = cat->refresh_by_path->path};
         return run_command(svc, sql, a, &st, "refreshByPath", out, err);
     }
     case SPARK__CONNECT__CATALOG__CAT_TYPE_CURRENT_CATALOG:

@@ -233,7 +233,7 @@ int cs_session_describe_database(cs_sql_session *s, const cs_sql_statement *st, 
     cs_session_location_uri(d->location, &v);
     info_row(&b, "Location", cs_sbuf_str(&v));
     info_row(&b, "Owner", process_user());
-    if (strcmp(st->mode, "DESCRIBE DATABASE EXTENDED") == 0) {
+    if (st->extended) {
         /* ((k1,v1), (k2,v2)) sorted by key, as Spark prints a properties map */
         int n = d->n_properties;
         int *order = cs_xcalloc((size_t)n + 1, sizeof *order);
@@ -328,7 +328,7 @@ int cs_session_describe_function(cs_sql_session *s, const cs_sql_statement *st, 
                                  cs_error *err)
 {
     const char *name = st->parts[st->n_parts - 1];
-    bool extended = strcmp(st->mode, "DESCRIBE FUNCTION EXTENDED") == 0;
+    bool extended = st->extended;
     static const char *const cols[] = {"function_desc"};
     static const cs_type_id types[] = {CS_TYPE_STRING};
     cs_sbuf line = CS_SBUF_INIT;

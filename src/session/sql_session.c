@@ -10,7 +10,7 @@
  *   (CREATE TABLE ... AS query and INSERT OVERWRITE DIRECTORY: table_write.c)
  *   CACHE [LAZY] TABLE t [AS query] (the rows computed and kept in the catalog: queries read
  *   them instead of the files), UNCACHE TABLE, CLEAR CACHE, REFRESH TABLE (kept rows computed
- *   again), and Connect's refreshByPath (mode "REFRESH PATH") -> no columns, no rows;
+ *   again), and Connect's refreshByPath (mode "REFRESH_PATH") -> no columns, no rows;
  *   (databases, functions, DROP and USE: catalog_commands.c)
  *   SET -> key, value of every set key; SET -v -> key, value, meaning, Since version of the
  *   known keys; SET k -> (k, value or <undefined>); SET k=v -> (k, v); RESET [k] -> nothing;
@@ -244,7 +244,7 @@ static bool under_path(const char *location, const char *path)
 static int cache(cs_sql_session *s, cs_sql_arena *a, const cs_sql_statement *st, bool *kept,
                  cs_error *err)
 {
-    if (strcmp(st->mode, "CLEAR") == 0 || strcmp(st->mode, "REFRESH PATH") == 0) {
+    if (strcmp(st->mode, "CLEAR") == 0 || strcmp(st->mode, "REFRESH_PATH") == 0) {
         bool clear = strcmp(st->mode, "CLEAR") == 0;
         for (int i = 0; i < cs_catalog_count(s->catalog); i++) {
             cs_catalog_table *t = (cs_catalog_table *)cs_catalog_entry(s->catalog, i);
@@ -428,10 +428,8 @@ static int show(cs_sql_session *s, cs_sql_arena *a, const cs_sql_statement *st, 
     if (strcmp(m, "TABLES") == 0 || strcmp(m, "VIEWS") == 0) return show_tables(s, st, out, err);
     if (strcmp(m, "DATABASES") == 0) return cs_session_show_databases(s, st, out, err);
     if (strcmp(m, "FUNCTIONS") == 0) return cs_session_show_functions(s, st, out, err);
-    if (strncmp(m, "DESCRIBE DATABASE", 17) == 0)
-        return cs_session_describe_database(s, st, out, err);
-    if (strncmp(m, "DESCRIBE FUNCTION", 17) == 0)
-        return cs_session_describe_function(s, st, out, err);
+    if (strcmp(m, "DESCRIBE_DATABASE") == 0) return cs_session_describe_database(s, st, out, err);
+    if (strcmp(m, "DESCRIBE_FUNCTION") == 0) return cs_session_describe_function(s, st, out, err);
     static const char *const describe_modes[] = {"COLUMNS", "DESCRIBE", "DESCRIBE EXTENDED",
                                                  "DESCRIBE QUERY"};
     for (size_t i = 0; i < sizeof describe_modes / sizeof describe_modes[0]; i++)

@@ -240,6 +240,7 @@ typedef struct cs_sql_statement {
      * [USER|SYSTEM|ALL] FUNCTIONS: function_scope "USER", "SYSTEM" or "ALL" (the default). */
     const char *class_name;
     bool cascade;
+    bool extended; /* DESCRIBE ... EXTENDED (mode "DESCRIBE_DATABASE", "DESCRIBE_FUNCTION") */
     const char *function_scope;
 } cs_sql_statement;
 

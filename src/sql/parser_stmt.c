@@ -449,7 +449,7 @@ static cs_sql_statement *describe(cs_sqlp *p)
     const char *what = "DESCRIBE";
     if (cs_sqlp_is_kw(p, 0, "FUNCTION") || cs_sqlp_is_kw(p, 0, "DATABASE") ||
         cs_sqlp_is_kw(p, 0, "SCHEMA") || cs_sqlp_is_kw(p, 0, "NAMESPACE")) {
-        what = cs_sqlp_is_kw(p, 0, "FUNCTION") ? "DESCRIBE FUNCTION" : "DESCRIBE DATABASE";
+        what = cs_sqlp_is_kw(p, 0, "FUNCTION") ? "DESCRIBE_FUNCTION" : "DESCRIBE_DATABASE";
         cs_sqlp_next(p);
     } else {
         cs_sqlp_accept_kw(p, "TABLE");
@@ -461,13 +461,8 @@ static cs_sql_statement *describe(cs_sqlp *p)
         extended = true;
     }
     name_of(p, s);
-    static const char *const extended_of[][2] = {
-        {"DESCRIBE", "DESCRIBE EXTENDED"},
-        {"DESCRIBE FUNCTION", "DESCRIBE FUNCTION EXTENDED"},
-        {"DESCRIBE DATABASE", "DESCRIBE DATABASE EXTENDED"}};
-    s->mode = what;
-    for (size_t k = 0; extended && k < sizeof extended_of / sizeof extended_of[0]; k++)
-        if (strcmp(what, extended_of[k][0]) == 0) s->mode = extended_of[k][1];
+    s->extended = extended;
+    s->mode = extended && strcmp(what, "DESCRIBE") == 0 ? "DESCRIBE EXTENDED" : what;
     return s;
 }
 
