@@ -342,9 +342,18 @@ static cs_sql_expr *resolve_function(cs_an_ctx *c, const cs_sql_expr *e, const c
     }
     const cs_fn_info *f =
         cs_fn_lookup(e->n_args == 1 && strcmp(e->name, "-") == 0 ? "negative" : e->name);
-    const cs_catalog_function *pf = f ? NULL
-                                      : cs_catalog_lookup_persistent_function(
-                                            c->cat, cs_catalog_current_database(c->cat), e->name);
+    /* a persistent function: f of the current database, db.f or spark_catalog.db.f */
+    const cs_catalog_function *pf = NULL;
+    const char *dot = f ? NULL : strrchr(e->name, '.');
+    if (!f && !dot) {
+        pf = cs_catalog_lookup_persistent_function(c->cat, cs_catalog_current_database(c->cat),
+                                                   e->name);
+    } else if (dot) {
+        const char *db = e->name;
+        if (strncasecmp(db, "spark_catalog.", 14) == 0 && db + 13 != dot) db += 14;
+        char *d = cs_sql_strndup(c->a, db, (size_t)(dot - db));
+        pf = cs_catalog_lookup_persistent_function(c->cat, d, dot + 1);
+    }
     if (pf) { /* a persistent function: its JVM class cannot be loaded here */
         cs_sql_error_set(c->err, CS_EINVAL, "CANNOT_LOAD_FUNCTION_CLASS", "46103",
                          "Cannot load class %s when registering the function "

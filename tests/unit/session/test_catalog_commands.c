@@ -142,6 +142,10 @@ static void test_functions(void **state)
     assert_string_equal(cls, "CANNOT_LOAD_FUNCTION_CLASS");
     assert_int_not_equal(run("SELECT f(1)", cls, NULL, 0), 0);
     assert_string_equal(cls, "CANNOT_LOAD_FUNCTION_CLASS");
+    assert_int_not_equal(run("SELECT default.f(1)", cls, NULL, 0), 0);
+    assert_string_equal(cls, "CANNOT_LOAD_FUNCTION_CLASS");
+    assert_int_not_equal(run("SELECT nodb.f(1)", cls, NULL, 0), 0);
+    assert_string_equal(cls, "UNRESOLVED_ROUTINE");
     assert_int_equal(run("SHOW USER FUNCTIONS", NULL, text, sizeof text), 0);
     assert_string_equal(text, "spark_catalog.default.f");
     assert_int_equal(run("SHOW FUNCTIONS LIKE 'f|abs'", NULL, text, sizeof text), 0);
