@@ -61,6 +61,8 @@ static const struct {
     {"UNCLOSED_BRACKETED_COMMENT", parse_exception},
     {"UNSUPPORTED_DATATYPE", parse_exception}, /* the parser's, as a type string's */
     {"INVALID_HANDLE", sql_exception},
+    {"CATALOG_NOT_FOUND", spark_exception}, /* the catalog manager's, not the analyzer's */
+    {"INVALID_SQL_SYNTAX", parse_exception},
     {"DIVIDE_BY_ZERO", arithmetic_exception},
     {"INTERVAL_DIVIDED_BY_ZERO", arithmetic_exception},
     {"ARITHMETIC_OVERFLOW", arithmetic_exception},

@@ -6,6 +6,8 @@
  * Node for node (the others are in plan_aggregate.c, plan_sql.c, plan_local_relation.c and
  * plan_columns.c):
  *   read.named_table     UnresolvedRelation of the identifier's parts (spark.table(t))
+ *   catalog.createTable  the same over the table's name (the DataFrame createTable returns,
+ *                        analysed after the execution that made the table)
  *   read.data_source     a relation over files: format (spark.sql.sources.default when none),
  *                        one path, options, declared schema (spark.read...load(p))
  *   range                Range(start, end, step, numPartitions)
@@ -550,8 +552,23 @@ static int relation(cs_cp *c, const Spark__Connect__Relation *r, cs_logical_plan
     case SPARK__CONNECT__RELATION__REL_TYPE_CACHED_LOCAL_RELATION:
     case SPARK__CONNECT__RELATION__REL_TYPE_CACHED_REMOTE_RELATION:
         return cs_cp_unsupported(c, "cached relations (the server resolves them)");
-    case SPARK__CONNECT__RELATION__REL_TYPE_CATALOG:
-        return cs_cp_unsupported(c, "catalog relations (the server answers them)");
+    case SPARK__CONNECT__RELATION__REL_TYPE_CATALOG: {
+        /* createTable's DataFrame (its schema asked after the table was made) is the table, as
+         * Spark's planner answers spark.table(name); the other calls the server answers */
+        const Spark__Connect__Catalog *cat = r->catalog;
+        const char *name =
+            cat->cat_type_case == SPARK__CONNECT__CATALOG__CAT_TYPE_CREATE_TABLE
+                ? cat->create_table->table_name
+            : cat->cat_type_case == SPARK__CONNECT__CATALOG__CAT_TYPE_CREATE_EXTERNAL_TABLE
+                ? cat->create_external_table->table_name
+                : NULL;
+        if (!name) return cs_cp_unsupported(c, "catalog relations (the server answers them)");
+        cs_logical_plan *p = cs_logical_plan_new(c->a, CS_LP_UNRESOLVED_RELATION, 0);
+        int rc = cs_cp_attribute_name(c, name, &p->parts, &p->n_parts);
+        if (rc) return rc;
+        *out = p;
+        return 0;
+    }
     case SPARK__CONNECT__RELATION__REL_TYPE_WITH_WATERMARK:
         return cs_cp_unsupported(c, "withWatermark (streaming)");
     case SPARK__CONNECT__RELATION__REL_TYPE_AS_OF_JOIN:

@@ -3,7 +3,8 @@
  * (sql_session.c: statements and commands; query_run.c: queries from the analyzed plan to
  * jobs; result_rows.c: building a command's rows; table_write.c: the statements that write
  * files; query_write.c: a query's final stage written by its tasks and committed;
- * query_local.c: a query of local rows answered on the driver without a job).
+ * query_local.c: a query of local rows answered on the driver without a job;
+ * catalog_commands.c: the commands over databases and functions).
  */
 #ifndef CSPARK_SESSION_SESSION_INTERNAL_H
 #define CSPARK_SESSION_SESSION_INTERNAL_H
@@ -102,6 +103,27 @@ int cs_session_insert_table(cs_sql_session *s, cs_sql_arena *a, const cs_sql_sta
 /* EXPLAIN [EXTENDED] of a statement's query: the plans as Spark prints them, appended to out. */
 int cs_session_explain(cs_sql_session *s, cs_sql_arena *a, const cs_logical_plan *parsed,
                        const char *mode, cs_sbuf *out, cs_error *err);
+
+/* ---- databases and functions (catalog_commands.c) ---- */
+/* A location as Spark shows it: "file:" before an absolute local path. Appended to out. */
+void cs_session_location_uri(const char *location, cs_sbuf *out);
+/* path made absolute against the current directory (a file: URI as its path), in arena a. */
+const char *cs_session_absolute_path(cs_sql_arena *a, const char *path);
+int cs_session_create_database(cs_sql_session *s, cs_sql_arena *a, const cs_sql_statement *st,
+                               cs_error *err);
+/* DROP TABLE|VIEW|DATABASE|FUNCTION (st->mode). */
+int cs_session_drop(cs_sql_session *s, const cs_sql_statement *st, cs_error *err);
+int cs_session_use(cs_sql_session *s, const cs_sql_statement *st, cs_error *err);
+int cs_session_show_databases(cs_sql_session *s, const cs_sql_statement *st, cs_sql_result *out,
+                              cs_error *err);
+int cs_session_describe_database(cs_sql_session *s, const cs_sql_statement *st, cs_sql_result *out,
+                                 cs_error *err);
+/* CREATE [TEMPORARY] FUNCTION f AS 'class' (SQL's; a Python UDF's is sql_session.c's). */
+int cs_session_create_function(cs_sql_session *s, const cs_sql_statement *st, cs_error *err);
+int cs_session_show_functions(cs_sql_session *s, const cs_sql_statement *st, cs_sql_result *out,
+                              cs_error *err);
+int cs_session_describe_function(cs_sql_session *s, const cs_sql_statement *st, cs_sql_result *out,
+                                 cs_error *err);
 
 /* ---- a command's rows (result_rows.c) ---- */
 typedef struct cs_rows_builder {

@@ -5,26 +5,31 @@
  * Commands and the rows they give, as Spark 4's:
  *   CREATE [OR REPLACE] [GLOBAL] TEMPORARY VIEW v [(cols)] AS query   (query analyzed first)
  *   CREATE TEMPORARY VIEW v [(schema)] USING fmt OPTIONS (path '...')  (a relation over files)
- *   CREATE TABLE [IF NOT EXISTS] t [(schema)] USING fmt [OPTIONS] LOCATION 'p'
+ *   CREATE TABLE [IF NOT EXISTS] [db.]t [(schema)] USING fmt [OPTIONS] [LOCATION 'p'] [COMMENT]
+ *   (without LOCATION a managed table: its folder made under its database's location, empty)
  *   (CREATE TABLE ... AS query and INSERT OVERWRITE DIRECTORY: table_write.c)
- *   DROP TABLE|VIEW [IF EXISTS] t;  USE db;  CACHE TABLE t [AS query] (a view; the data is not
- *   kept: results are the same), UNCACHE TABLE, CLEAR CACHE, REFRESH TABLE
- *     -> no columns, no rows;
+ *   CACHE [LAZY] TABLE t [AS query] (the rows computed and kept in the catalog: queries read
+ *   them instead of the files), UNCACHE TABLE, CLEAR CACHE, REFRESH TABLE (kept rows computed
+ *   again), and Connect's refreshByPath (mode "REFRESH_PATH") -> no columns, no rows;
+ *   (databases, functions, DROP and USE: catalog_commands.c)
  *   SET -> key, value of every set key; SET -v -> key, value, meaning, Since version of the
  *   known keys; SET k -> (k, value or <undefined>); SET k=v -> (k, v); RESET [k] -> nothing;
- *   SHOW TABLES [IN db] [LIKE 'p'] -> namespace, tableName, isTemporary;
- *   SHOW DATABASES -> namespace; SHOW FUNCTIONS [LIKE 'p'] -> function;
+ *   SHOW TABLES [IN db] [LIKE 'p'] -> namespace, tableName, isTemporary (the current database
+ *   by default);
  *   SHOW COLUMNS IN t -> col_name; DESCRIBE [TABLE] t, DESCRIBE QUERY q -> col_name, data_type,
  *   comment; EXPLAIN [EXTENDED] q -> plan.
  * LIKE patterns are Spark's: '*' any characters, '|' alternatives, case-insensitive.
  */
-#include <fnmatch.h>
+#include <fnmatch.h> /* first: FNM_CASEFOLD */
+#include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "api/context.h"
+#include "common/fsutil.h"
 #include "session/session_internal.h"
 #include "sql/analyzer.h"
 #include "sql/function_registry.h"
@@ -39,6 +44,10 @@ cs_sql_session *cs_sql_session_new(cspark_context *sc, cs_error *err)
     s->sc = sc;
     s->conf = conf;
     s->catalog = cs_catalog_new();
+    cs_sql_arena *a = cs_sql_arena_new(); /* the warehouse, made absolute, is copied */
+    cs_catalog_set_warehouse(
+        s->catalog, cs_session_absolute_path(a, cs_sql_conf_get(conf, "spark.sql.warehouse.dir")));
+    cs_sql_arena_free(a);
     cs_catalog_set_ansi(s->catalog, cs_sql_conf_bool(conf, "spark.sql.ansi.enabled"));
     return s;
 }
@@ -49,6 +58,11 @@ void cs_sql_session_free(cs_sql_session *s)
     cs_catalog_free(s->catalog);
     cs_sql_conf_free(s->conf);
     free(s);
+}
+
+struct cs_catalog *cs_sql_session_catalog(cs_sql_session *s)
+{
+    return s->catalog;
 }
 
 const char *cs_sql_session_conf(const cs_sql_session *s, const char *key)
@@ -86,8 +100,7 @@ static const char *option_of(const cs_sql_statement *st, const char *key)
     return NULL;
 }
 
-/* Spark's SHOW ... LIKE pattern: '*' any characters, '|' between alternatives. */
-static bool like_pattern(const char *pattern, const char *name)
+bool cs_sql_session_like(const char *pattern, const char *name)
 {
     if (!pattern) return true;
     const char *p = pattern;
@@ -129,15 +142,61 @@ static int create_view(cs_sql_session *s, cs_sql_arena *a, const cs_sql_statemen
                                        st->column_names, st->n_columns, st->plan, a, err);
 }
 
-static int create_table(cs_sql_session *s, const cs_sql_statement *st, cs_error *err)
+/* Whether a local folder holds anything (a managed table's must not, as Spark checks). */
+static bool folder_nonempty(const char *path)
+{
+    DIR *d = opendir(path);
+    if (!d) return false;
+    bool any = false;
+    for (struct dirent *e; !any && (e = readdir(d));)
+        any = strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+    closedir(d);
+    return any;
+}
+
+static int create_table(cs_sql_session *s, cs_sql_arena *a, const cs_sql_statement *st,
+                        cs_error *err)
 {
     const char *location = st->location ? st->location : option_of(st, "path");
-    if (!location) return unsupported(err, "CREATE TABLE without LOCATION (managed tables)");
     if (!st->format) return unsupported(err, "CREATE TABLE without USING (Hive tables)");
+    const char *db = cs_catalog_database_of(s->catalog, st->parts, st->n_parts);
+    const char *name = st->parts[st->n_parts - 1];
+    bool managed = !location;
+    if (!cs_catalog_find_database(s->catalog, db))
+        return cs_catalog_schema_not_found_error(db, err);
+    if (managed) {
+        const char *full[2] = {db, name};
+        if (cs_catalog_lookup_relation(s->catalog, full, 2)) /* the catalog's error */
+            return cs_catalog_create_table(s->catalog, full, 2, st->format, "", NULL, NULL, 0,
+                                           st->schema, st->if_not_exists, err);
+        if (!st->schema)
+            return cs_sql_error_set(err, CS_EINVAL, "UNABLE_TO_INFER_SCHEMA", "42KD9",
+                                    "Unable to infer schema for %s. It must be specified "
+                                    "manually.",
+                                    st->format);
+        location = cs_catalog_managed_location(s->catalog, a, db, name);
+        if (folder_nonempty(location))
+            return cs_sql_error_set(err, CS_EINVAL, "LOCATION_ALREADY_EXISTS", "42710",
+                                    "Cannot name the managed table as `spark_catalog`.`%s`.`%s`, "
+                                    "as its associated location 'file:%s' already exists. Please "
+                                    "pick a different table name, or remove the existing location "
+                                    "first.",
+                                    db, name, location);
+        if (cs_make_dirs(location) < 0)
+            return cs_sql_error_set(err, CS_EIO, "_LEGACY_ERROR_TEMP_2096", "58030",
+                                    "Unable to create the table's directory %s: %s", location,
+                                    strerror(errno));
+    }
     /* the catalog copies what it keeps (see create_view): the arena stays the caller's */
-    return cs_catalog_create_table(s->catalog, st->parts, st->n_parts, st->format, location,
-                                   st->option_keys, st->option_values, st->n_options, st->schema,
-                                   st->if_not_exists, err);
+    int rc = cs_catalog_create_table(s->catalog, st->parts, st->n_parts, st->format, location,
+                                     st->option_keys, st->option_values, st->n_options, st->schema,
+                                     st->if_not_exists, err);
+    if (rc == 0) {
+        cs_catalog_table *t = cs_catalog_lookup_relation(s->catalog, st->parts, st->n_parts);
+        if (t && t->kind == CS_CATALOG_TABLE && strcmp(t->location, location) == 0)
+            cs_catalog_table_describe(s->catalog, t, managed, st->comment);
+    }
+    return rc;
 }
 
 /* ---- writes --------------------------------------------------------------------------------- */
@@ -150,30 +209,77 @@ static int insert(cs_sql_session *s, cs_sql_arena *a, const cs_sql_statement *st
     return cs_session_insert_table(s, a, st, text, err);
 }
 
-static int use_db(cs_sql_session *s, const cs_sql_statement *st, cs_error *err)
+/* Computes t's rows (parts[0..n) names it) and keeps them in the catalog: Spark's cacheQuery
+ * of the table's plan, made eagerly (CACHE TABLE is eager in Spark; cacheTable's laziness shows
+ * in no result). Rows already kept are released first, so the table's files are read again. */
+static int cache_rows(cs_sql_session *s, cs_sql_arena *a, cs_catalog_table *t,
+                      const char *const *parts, int n, cs_error *err)
 {
-    const char *db = st->n_parts ? st->parts[st->n_parts - 1] : "";
-    if (cs_str_ieq(db, CS_CATALOG_DEFAULT_DB)) return 0;
-    if (cs_catalog_database_exists(s->catalog, db))
-        return unsupported(err, "USE of a database other than `default`");
-    return cs_sql_error_set(err, CS_EINVAL, "SCHEMA_NOT_FOUND", "42704",
-                            "The schema `%s` cannot be found. Verify the spelling and correctness "
-                            "of the schema and catalog.",
-                            db);
+    cs_catalog_table_uncache(t);
+    cs_logical_plan *p = cs_logical_plan_new(a, CS_LP_UNRESOLVED_RELATION, 0), *resolved;
+    p->parts = (const char **)parts;
+    p->n_parts = n;
+    if (cs_sql_analyze(s->catalog, a, p, &resolved, err) != 0) return err->code;
+    cs_sql_result r = {0};
+    int rc = cs_session_run_query(s, a, resolved, "CACHE TABLE", &r, err);
+    if (rc < 0) return rc;
+    for (int i = 0; i < r.n_batches; i++)
+        cs_col_batch_ref(r.batches[i]);
+    cs_catalog_table_cache(t, r.batches, r.n_batches);
+    cs_sql_result_free(&r);
+    return 0;
+}
+
+/* Whether location is path or under it (file: URIs and plain paths alike). */
+static bool under_path(const char *location, const char *path)
+{
+    if (strncmp(location, "file:", 5) == 0) location += 5;
+    if (strncmp(path, "file:", 5) == 0) path += 5;
+    size_t n = strlen(path);
+    while (n > 1 && path[n - 1] == '/')
+        n--;
+    return strncmp(location, path, n) == 0 && (location[n] == '\0' || location[n] == '/');
 }
 
 static int cache(cs_sql_session *s, cs_sql_arena *a, const cs_sql_statement *st, bool *kept,
                  cs_error *err)
 {
-    if (strcmp(st->mode, "CLEAR") == 0) return 0;
-    if (st->plan) { /* CACHE TABLE t AS query: a temporary view of the query */
+    if (strcmp(st->mode, "CLEAR") == 0 || strcmp(st->mode, "REFRESH_PATH") == 0) {
+        bool clear = strcmp(st->mode, "CLEAR") == 0;
+        for (int i = 0; i < cs_catalog_count(s->catalog); i++) {
+            cs_catalog_table *t = (cs_catalog_table *)cs_catalog_entry(s->catalog, i);
+            if (!t->cached) continue;
+            if (clear) {
+                cs_catalog_table_uncache(t);
+            } else if (t->kind == CS_CATALOG_TABLE && under_path(t->location, st->location)) {
+                const char *parts[2] = {t->database, t->name};
+                int rc = cache_rows(s, a, t, parts, 2, err);
+                if (rc < 0) return rc;
+            }
+        }
+        return 0;
+    }
+    if (st->plan) { /* CACHE TABLE t AS query: a temporary view of the query, cached */
         cs_sql_statement v = *st;
         v.kind = CS_STMT_CREATE_VIEW;
         v.or_replace = false;
-        return create_view(s, a, &v, kept, err);
+        int rc = create_view(s, a, &v, kept, err);
+        if (rc < 0) return rc;
+        /* the view's plan lives in a, now the catalog's: the query runs in an arena of its own */
+        cs_sql_arena *qa = cs_sql_arena_new();
+        const char *parts[1] = {st->parts[st->n_parts - 1]};
+        rc = cache_rows(s, qa, cs_catalog_lookup_relation(s->catalog, parts, 1), parts, 1, err);
+        cs_sql_arena_free(qa);
+        return rc;
     }
-    if (cs_catalog_lookup_relation(s->catalog, st->parts, st->n_parts) || st->if_exists) return 0;
-    return cs_catalog_not_found_error(st->parts, st->n_parts, err);
+    cs_catalog_table *t = cs_catalog_lookup_relation(s->catalog, st->parts, st->n_parts);
+    if (!t) return st->if_exists ? 0 : cs_catalog_not_found_error(st->parts, st->n_parts, err);
+    if (strcmp(st->mode, "UNCACHE") == 0) {
+        cs_catalog_table_uncache(t);
+        return 0;
+    }
+    if (strcmp(st->mode, "REFRESH") == 0 && !t->cached) return 0;
+    return cache_rows(s, a, t, st->parts, st->n_parts, err);
 }
 
 /* ---- SET / RESET ---------------------------------------------------------------------------- */
@@ -229,12 +335,10 @@ static int set_reset(cs_sql_session *s, const cs_sql_statement *st, cs_sql_resul
 static int show_tables(cs_sql_session *s, const cs_sql_statement *st, cs_sql_result *out,
                        cs_error *err)
 {
-    const char *db = st->n_parts ? st->parts[st->n_parts - 1] : CS_CATALOG_DEFAULT_DB;
+    const char *db =
+        st->n_parts ? st->parts[st->n_parts - 1] : cs_catalog_current_database(s->catalog);
     if (!cs_catalog_database_exists(s->catalog, db))
-        return cs_sql_error_set(err, CS_EINVAL, "SCHEMA_NOT_FOUND", "42704",
-                                "The schema `%s` cannot be found. Verify the spelling and "
-                                "correctness of the schema and catalog.",
-                                db);
+        return cs_catalog_schema_not_found_error(db, err);
     bool views_only = strcmp(st->mode, "VIEWS") == 0;
     static const char *const names[] = {"namespace", "tableName", "isTemporary"};
     static const cs_type_id types[] = {CS_TYPE_STRING, CS_TYPE_STRING, CS_TYPE_BOOLEAN};
@@ -249,50 +353,12 @@ static int show_tables(cs_sql_session *s, const cs_sql_statement *st, cs_sql_res
             if (t->dropped || t->kind == CS_CATALOG_PATH || (pass == 0 ? !in_db : !session_view))
                 continue;
             bool temporary = t->kind == CS_CATALOG_TEMP_VIEW;
-            if ((views_only && !temporary) || !like_pattern(st->value, t->name)) continue;
+            if ((views_only && !temporary) || !cs_sql_session_like(st->value, t->name)) continue;
             cs_rows_string(&b, 0, session_view ? "" : (global_db ? t->database : db));
             cs_rows_string(&b, 1, t->name);
             cs_rows_bool(&b, 2, temporary);
             cs_rows_end_row(&b);
         }
-    return cs_rows_finish(&b, out, err);
-}
-
-static int show_databases(const cs_sql_statement *st, cs_sql_result *out, cs_error *err)
-{
-    static const char *const names[] = {"namespace"};
-    static const cs_type_id types[] = {CS_TYPE_STRING};
-    cs_rows_builder b;
-    cs_rows_begin(&b, names, types, 1);
-    if (like_pattern(st->value, CS_CATALOG_DEFAULT_DB)) {
-        cs_rows_string(&b, 0, CS_CATALOG_DEFAULT_DB);
-        cs_rows_end_row(&b);
-    }
-    return cs_rows_finish(&b, out, err);
-}
-
-static int by_name(const void *a, const void *b)
-{
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-static int show_functions(const cs_sql_statement *st, cs_sql_result *out, cs_error *err)
-{
-    int n = cs_fn_count();
-    const char **list = cs_xcalloc((size_t)n + 1, sizeof *list);
-    for (int i = 0; i < n; i++)
-        list[i] = cs_fn_at(i)->name;
-    qsort(list, (size_t)n, sizeof *list, by_name);
-    static const char *const names[] = {"function"};
-    static const cs_type_id types[] = {CS_TYPE_STRING};
-    cs_rows_builder b;
-    cs_rows_begin(&b, names, types, 1);
-    for (int i = 0; i < n; i++)
-        if ((i == 0 || strcmp(list[i], list[i - 1]) != 0) && like_pattern(st->value, list[i])) {
-            cs_rows_string(&b, 0, list[i]);
-            cs_rows_end_row(&b);
-        }
-    free(list);
     return cs_rows_finish(&b, out, err);
 }
 
@@ -360,8 +426,10 @@ static int show(cs_sql_session *s, cs_sql_arena *a, const cs_sql_statement *st, 
 {
     const char *m = st->mode;
     if (strcmp(m, "TABLES") == 0 || strcmp(m, "VIEWS") == 0) return show_tables(s, st, out, err);
-    if (strcmp(m, "DATABASES") == 0) return show_databases(st, out, err);
-    if (strcmp(m, "FUNCTIONS") == 0) return show_functions(st, out, err);
+    if (strcmp(m, "DATABASES") == 0) return cs_session_show_databases(s, st, out, err);
+    if (strcmp(m, "FUNCTIONS") == 0) return cs_session_show_functions(s, st, out, err);
+    if (strcmp(m, "DESCRIBE_DATABASE") == 0) return cs_session_describe_database(s, st, out, err);
+    if (strcmp(m, "DESCRIBE_FUNCTION") == 0) return cs_session_describe_function(s, st, out, err);
     static const char *const describe_modes[] = {"COLUMNS", "DESCRIBE", "DESCRIBE EXTENDED",
                                                  "DESCRIBE QUERY"};
     for (size_t i = 0; i < sizeof describe_modes / sizeof describe_modes[0]; i++)
@@ -419,14 +487,17 @@ static int run_statement(cs_sql_session *s, cs_sql_arena *a, const cs_sql_statem
             /* the catalog copies the table's names and options and references its types */
             rc = cs_session_create_table_as(s, a, st, text, err);
         } else {
-            rc = create_table(s, st, err);
+            rc = create_table(s, a, st, err);
         }
         break;
     case CS_STMT_DROP:
-        rc = cs_catalog_drop(s->catalog, st->parts, st->n_parts, st->if_exists, err);
+        rc = cs_session_drop(s, st, err);
         break;
     case CS_STMT_USE:
-        rc = use_db(s, st, err);
+        rc = cs_session_use(s, st, err);
+        break;
+    case CS_STMT_CREATE_DATABASE:
+        rc = cs_session_create_database(s, a, st, err);
         break;
     case CS_STMT_CACHE:
         rc = cache(s, a, st, kept, err);
@@ -434,7 +505,12 @@ static int run_statement(cs_sql_session *s, cs_sql_arena *a, const cs_sql_statem
     case CS_STMT_INSERT:
         rc = insert(s, a, st, text, err);
         break;
-    case CS_STMT_CREATE_FUNCTION: /* the catalog copies the UDF */
+    case CS_STMT_CREATE_FUNCTION:
+        if (!st->function) { /* SQL's CREATE FUNCTION f AS 'class' */
+            rc = cs_session_create_function(s, st, err);
+            break;
+        }
+        /* a Python UDF (spark.udf.register): the catalog copies it */
         cs_catalog_create_temp_function(s->catalog, st->parts[0], st->function->python_udf,
                                         st->function->type);
         rc = 0;

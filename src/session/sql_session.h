@@ -65,6 +65,14 @@ int cs_sql_session_run_statement(cs_sql_session *s, cs_sql_arena *a, const cs_sq
 int cs_sql_session_analyze(cs_sql_session *s, cs_sql_arena *a, const cs_logical_plan *plan,
                            cs_logical_plan **resolved, cs_error *err);
 
+/* Spark's SHOW ... LIKE pattern (and spark.catalog's list patterns): '*' any characters, '|'
+ * between alternatives, case-insensitive; a NULL pattern matches everything. */
+bool cs_sql_session_like(const char *pattern, const char *name);
+
+/* The session's catalog (databases, tables, views, functions), borrowed for the session's life:
+ * read by Spark Connect's catalog calls between statements, on the session's thread. */
+struct cs_catalog *cs_sql_session_catalog(cs_sql_session *s);
+
 /* A value of the session's SQL conf (a key set by SET or the application's conf, else Spark's
  * default), or NULL when the key is neither set nor known. Borrowed until the next SET/RESET. */
 const char *cs_sql_session_conf(const cs_sql_session *s, const char *key);

@@ -6,15 +6,15 @@
  *     writer's SaveMode and partitionBy columns);
  *   CREATE TABLE [IF NOT EXISTS] t USING fmt [OPTIONS] [PARTITIONED BY (...)] [LOCATION 'p']
  *     AS query (CreateDataSourceTableAsSelectCommand; Connect's saveAsTable with its SaveMode):
- *     the query's rows written at the location — without one, under spark.sql.warehouse.dir as
- *     a managed table — then the table entered into the session catalog over them (OR
- *     REPLACE is Spark's UNSUPPORTED_FEATURE.TABLE_OPERATION for its v1 tables);
- *   INSERT INTO|OVERWRITE [TABLE] t [PARTITION (k = v, k2)] [(columns)] query
- *     (InsertIntoHadoopFsRelationCommand): the query's columns by position (or to the listed
- *     columns; the others null), cast by Spark's ANSI store assignment; static partition
- *     values as constant columns, dynamic ones from the query's last columns; OVERWRITE replaces
- *     the table (static mode) or the static partition's folder.
- * The rows are written by the query's own tasks (query_write.c).
+ *     the query's rows written at the location — without one, in the database's folder as a
+ *     managed table (<spark.sql.warehouse.dir>/t for default, <warehouse>/<db>.db/t else) — then
+ * the table entered into the session catalog over them (OR REPLACE is Spark's
+ * UNSUPPORTED_FEATURE.TABLE_OPERATION for its v1 tables); INSERT INTO|OVERWRITE [TABLE] t
+ * [PARTITION (k = v, k2)] [(columns)] query (InsertIntoHadoopFsRelationCommand): the query's
+ * columns by position (or to the listed columns; the others null), cast by Spark's ANSI store
+ * assignment; static partition values as constant columns, dynamic ones from the query's last
+ * columns; OVERWRITE replaces the table (static mode) or the static partition's folder. The rows
+ * are written by the query's own tasks (query_write.c).
  *
  * Called by sql_session.c's statement dispatch. Ownership: statements, plans and names are the
  * caller's arena's, borrowed for the call.
@@ -74,24 +74,6 @@ static bool local_path_nonempty(const char *path)
     return any;
 }
 
-/* The managed table's folder: <spark.sql.warehouse.dir>/<name>, the warehouse made absolute
- * against the current directory as Spark qualifies it. */
-static const char *managed_location(cs_sql_session *s, cs_sql_arena *a, const char *name)
-{
-    const char *wh = cs_sql_conf_get(s->conf, "spark.sql.warehouse.dir");
-    cs_sbuf p = CS_SBUF_INIT;
-    if (wh[0] != '/' && !strstr(wh, "://")) {
-        char cwd[PATH_MAX];
-        if (getcwd(cwd, sizeof cwd)) cs_sbuf_printf(&p, "%s/", cwd);
-    }
-    cs_sbuf_printf(&p, "%s/", wh);
-    for (const char *c = name; *c; c++)
-        cs_sbuf_putc(&p, (char)(*c >= 'A' && *c <= 'Z' ? *c - 'A' + 'a' : *c));
-    const char *out = cs_sql_strdup(a, cs_sbuf_str(&p));
-    cs_sbuf_free(&p);
-    return out;
-}
-
 /* The query's columns that are not partition columns: the data schema the files hold. */
 static cs_col_type *data_schema_of(const cs_logical_plan *q, const cs_sql_statement *st)
 {
@@ -115,8 +97,9 @@ int cs_session_create_table_as(cs_sql_session *s, cs_sql_arena *a, const cs_sql_
                                const char *text, cs_error *err)
 {
     const char *name = st->parts[st->n_parts - 1];
-    const char *full[2] = {st->n_parts >= 2 ? st->parts[st->n_parts - 2] : CS_CATALOG_DEFAULT_DB,
-                           name};
+    const char *full[2] = {cs_catalog_database_of(s->catalog, st->parts, st->n_parts), name};
+    if (!cs_catalog_find_database(s->catalog, full[0]))
+        return cs_catalog_schema_not_found_error(full[0], err);
     if (st->or_replace && !st->save_mode)
         return cs_sql_error_set(err, CS_EUNSUPPORTED, "UNSUPPORTED_FEATURE.TABLE_OPERATION",
                                 "0A000",
@@ -143,7 +126,7 @@ int cs_session_create_table_as(cs_sql_session *s, cs_sql_arena *a, const cs_sql_
                                        0, NULL, false, err);
     const char *location = st->location ? st->location : option_of(st, "path");
     bool managed = !location;
-    if (managed) location = managed_location(s, a, name);
+    if (managed) location = cs_catalog_managed_location(s->catalog, a, full[0], name);
     if (managed && local_path_nonempty(location))
         return cs_sql_error_set(err, CS_EINVAL, "LOCATION_ALREADY_EXISTS", "42710",
                                 "Cannot name the managed table as `spark_catalog`.`%s`.`%s`, as "
@@ -163,8 +146,11 @@ int cs_session_create_table_as(cs_sql_session *s, cs_sql_arena *a, const cs_sql_
     int rc = cs_session_write_query(s, a, resolved, text, &w, err);
     if (rc < 0) return rc;
     cs_col_type *data = cs_sql_arena_keep_type(a, data_schema_of(resolved, st));
-    return cs_catalog_create_table(s->catalog, full, 2, st->format, location, st->option_keys,
-                                   st->option_values, st->n_options, data, false, err);
+    rc = cs_catalog_create_table(s->catalog, full, 2, st->format, location, st->option_keys,
+                                 st->option_values, st->n_options, data, false, err);
+    cs_catalog_table *t = rc == 0 ? cs_catalog_lookup_relation(s->catalog, full, 2) : NULL;
+    if (t) cs_catalog_table_describe(s->catalog, t, managed, st->comment);
+    return rc;
 }
 
 /* ---- INSERT INTO | OVERWRITE [TABLE] t [PARTITION (...)] [(columns)] query ----------------- */

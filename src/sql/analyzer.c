@@ -139,6 +139,14 @@ static cs_logical_plan *relation_of_table(cs_an_ctx *c, cs_catalog_table *t, con
                                       t->schema->fields[i].nullable, q, nq);
     p->stat_bytes = t->size_bytes;
     p->resolved = true;
+    if (t->cached) { /* a cached table: its kept rows, as Spark's InMemoryRelation */
+        p->kind = CS_LP_LOCAL_RELATION;
+        p->table = NULL;
+        p->n_batches = t->n_cached_batches;
+        p->batches = cs_sql_alloc(c->a, sizeof *p->batches * (size_t)(p->n_batches + 1));
+        for (int i = 0; i < p->n_batches; i++)
+            p->batches[i] = cs_sql_arena_keep_batch(c->a, cs_col_batch_ref(t->cached_batches[i]));
+    }
     return p;
 }
 

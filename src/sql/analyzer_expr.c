@@ -342,14 +342,33 @@ static cs_sql_expr *resolve_function(cs_an_ctx *c, const cs_sql_expr *e, const c
     }
     const cs_fn_info *f =
         cs_fn_lookup(e->n_args == 1 && strcmp(e->name, "-") == 0 ? "negative" : e->name);
+    /* a persistent function: f of the current database, db.f or spark_catalog.db.f */
+    const cs_catalog_function *pf = NULL;
+    const char *dot = f ? NULL : strrchr(e->name, '.');
+    if (!f && !dot) {
+        pf = cs_catalog_lookup_persistent_function(c->cat, cs_catalog_current_database(c->cat),
+                                                   e->name);
+    } else if (dot) {
+        const char *db = e->name;
+        if (strncasecmp(db, "spark_catalog.", 14) == 0 && db + 13 != dot) db += 14;
+        char *d = cs_sql_strndup(c->a, db, (size_t)(dot - db));
+        pf = cs_catalog_lookup_persistent_function(c->cat, d, dot + 1);
+    }
+    if (pf) { /* a persistent function: its JVM class cannot be loaded here */
+        cs_sql_error_set(c->err, CS_EINVAL, "CANNOT_LOAD_FUNCTION_CLASS", "46103",
+                         "Cannot load class %s when registering the function "
+                         "`spark_catalog`.`%s`.`%s`, please make sure it is on the classpath.",
+                         pf->class_name, pf->database, pf->name);
+        return NULL;
+    }
     if (!f) {
         cs_sbuf name = {0};
         const char *n = e->name;
         cs_an_sql_id(&n, 1, &name);
         cs_sql_error_set(c->err, CS_EINVAL, "UNRESOLVED_ROUTINE", "42883",
                          "Cannot resolve routine %s on search path [`system`.`builtin`, "
-                         "`system`.`session`, `spark_catalog`.`default`].",
-                         cs_sbuf_str(&name));
+                         "`system`.`session`, `spark_catalog`.`%s`].",
+                         cs_sbuf_str(&name), cs_catalog_current_database(c->cat));
         cs_sbuf_free(&name);
         return NULL;
     }

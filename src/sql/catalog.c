@@ -1,7 +1,8 @@
 /*
- * catalog.c — the session catalog: databases, temporary and global temporary views, tables over
- * files, anonymous path relations and the session's expression ids (see catalog.h). Called by
- * the analyzer and by command execution.
+ * catalog.c — the session catalog: databases and the current one, temporary and global
+ * temporary views, tables over files, anonymous path relations, temporary and persistent
+ * functions and the session's expression ids (see catalog.h). Called by the analyzer and by
+ * command execution.
  *
  * Entries live in the catalog's own arena (names, option arrays, kept types) and in one
  * growing array; a view's plan lives in the arena it was created with, kept until the catalog
@@ -10,6 +11,7 @@
 #include "sql/catalog.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -25,15 +27,35 @@ struct cs_catalog {
     cs_sql_arena **view_arenas;
     int n_view_arenas, cap_view_arenas;
     int64_t next_expr_id;
-    cs_catalog_function *functions; /* temporary functions, the newest first */
-    bool legacy_coercion;           /* spark.sql.ansi.enabled=false */
+    cs_catalog_function *functions;  /* temporary and persistent functions, the newest first */
+    bool legacy_coercion;            /* spark.sql.ansi.enabled=false */
+    cs_catalog_database **databases; /* [0] is default */
+    int n_databases, cap_databases;
+    const char *current_db; /* lower case */
+    const char *warehouse;  /* the default database's location */
 };
+
+static void add_database(cs_catalog *c, cs_catalog_database *d)
+{
+    if (c->n_databases == c->cap_databases) {
+        c->cap_databases = c->cap_databases ? c->cap_databases * 2 : 8;
+        c->databases = cs_xrealloc(c->databases, sizeof *c->databases * (size_t)c->cap_databases);
+    }
+    c->databases[c->n_databases++] = d;
+}
 
 cs_catalog *cs_catalog_new(void)
 {
     cs_catalog *c = cs_xcalloc(1, sizeof *c);
     c->arena = cs_sql_arena_new();
     c->next_expr_id = 1;
+    c->warehouse = "spark-warehouse";
+    cs_catalog_database *d = cs_sql_alloc(c->arena, sizeof *d);
+    d->name = CS_CATALOG_DEFAULT_DB;
+    d->comment = "default database";
+    d->location = c->warehouse;
+    add_database(c, d);
+    c->current_db = CS_CATALOG_DEFAULT_DB;
     return c;
 }
 
@@ -43,7 +65,10 @@ void cs_catalog_free(cs_catalog *c)
     for (int i = 0; i < c->n_view_arenas; i++)
         cs_sql_arena_free(c->view_arenas[i]);
     free(c->view_arenas);
+    for (int i = 0; i < c->n; i++)
+        cs_catalog_table_uncache(c->entries[i]);
     free(c->entries);
+    free(c->databases);
     cs_sql_arena_free(c->arena);
     free(c);
 }
@@ -65,8 +90,7 @@ int64_t cs_catalog_next_expr_id(cs_catalog *c)
 
 const char *cs_catalog_current_database(const cs_catalog *c)
 {
-    (void)c;
-    return CS_CATALOG_DEFAULT_DB;
+    return c->current_db;
 }
 
 int cs_catalog_count(const cs_catalog *c)
@@ -81,8 +105,7 @@ const cs_catalog_table *cs_catalog_entry(const cs_catalog *c, int i)
 
 bool cs_catalog_database_exists(const cs_catalog *c, const char *db)
 {
-    (void)c;
-    return cs_str_ieq(db, CS_CATALOG_DEFAULT_DB) || cs_str_ieq(db, CS_CATALOG_GLOBAL_TEMP_DB);
+    return cs_str_ieq(db, CS_CATALOG_GLOBAL_TEMP_DB) || cs_catalog_find_database(c, db);
 }
 
 static char *lower_dup(cs_sql_arena *a, const char *s)
@@ -113,7 +136,7 @@ cs_catalog_table *cs_catalog_lookup_relation(cs_catalog *c, const char *const *p
 {
     if (n == 1) {
         cs_catalog_table *t = find(c, NULL, parts[0]);
-        return t ? t : find(c, CS_CATALOG_DEFAULT_DB, parts[0]);
+        return t ? t : find(c, c->current_db, parts[0]);
     }
     if (n == 2) return find(c, parts[0], parts[1]);
     if (n == 3 && cs_str_ieq(parts[0], "spark_catalog")) return find(c, parts[1], parts[2]);
@@ -232,19 +255,218 @@ void cs_catalog_create_temp_function(cs_catalog *c, const char *name, const cs_s
     *u = (cs_sql_python_udf){udf->eval_type, command, udf->command_len,
                              cs_sql_strdup(c->arena, udf->python_ver ? udf->python_ver : ""),
                              udf->deterministic};
+    cs_catalog_function *old = (cs_catalog_function *)cs_catalog_lookup_function(c, name);
+    if (old) old->dropped = true; /* replaced */
     cs_catalog_function *f = cs_sql_alloc(c->arena, sizeof *f);
     f->name = cs_sql_strdup(c->arena, name);
     f->udf = u;
     f->type = cs_sql_arena_keep_type(c->arena, cs_col_type_ref(type));
-    f->next = c->functions; /* found first: it replaces an older one of the name */
+    f->next = c->functions;
     c->functions = f;
 }
 
 const cs_catalog_function *cs_catalog_lookup_function(const cs_catalog *c, const char *name)
 {
     for (const cs_catalog_function *f = c ? c->functions : NULL; f; f = f->next)
-        if (strcasecmp(f->name, name) == 0) return f;
+        if (!f->dropped && !f->database && strcasecmp(f->name, name) == 0) return f;
     return NULL;
+}
+
+const cs_catalog_function *cs_catalog_lookup_persistent_function(const cs_catalog *c,
+                                                                 const char *db, const char *name)
+{
+    for (const cs_catalog_function *f = c ? c->functions : NULL; f; f = f->next)
+        if (!f->dropped && f->database && cs_str_ieq(f->database, db) &&
+            strcasecmp(f->name, name) == 0)
+            return f;
+    return NULL;
+}
+
+const cs_catalog_function *cs_catalog_functions(const cs_catalog *c)
+{
+    return c->functions;
+}
+
+int cs_catalog_create_function(cs_catalog *c, const char *db, const char *name,
+                               const char *class_name, bool replace, bool if_not_exists,
+                               cs_error *err)
+{
+    cs_catalog_function *old =
+        (cs_catalog_function *)cs_catalog_lookup_persistent_function(c, db, name);
+    if (old && if_not_exists) return 0;
+    if (old && !replace)
+        return cs_sql_error_set(err, CS_EINVAL, "ROUTINE_ALREADY_EXISTS", "42723",
+                                "Cannot create the routine `%s`.`%s` because a routine of that "
+                                "name already exists.\nChoose a different name, drop or replace "
+                                "the existing routine, or add the IF NOT EXISTS clause to "
+                                "tolerate a pre-existing routine.",
+                                db, name);
+    if (old) old->dropped = true;
+    cs_catalog_function *f = cs_sql_alloc(c->arena, sizeof *f);
+    f->name = lower_dup(c->arena, name);
+    f->database = lower_dup(c->arena, db);
+    f->class_name = cs_sql_strdup(c->arena, class_name);
+    f->next = c->functions;
+    c->functions = f;
+    return 0;
+}
+
+int cs_catalog_drop_function(cs_catalog *c, const char *db, const char *name)
+{
+    cs_catalog_function *f =
+        (cs_catalog_function *)(db ? cs_catalog_lookup_persistent_function(c, db, name)
+                                   : cs_catalog_lookup_function(c, name));
+    if (!f) return 0;
+    f->dropped = true;
+    return 1;
+}
+
+/* ---- databases ------------------------------------------------------------------------------ */
+
+void cs_catalog_set_warehouse(cs_catalog *c, const char *warehouse)
+{
+    c->warehouse = cs_sql_strdup(c->arena, warehouse);
+    c->databases[0]->location = c->warehouse;
+}
+
+int cs_catalog_database_count(const cs_catalog *c)
+{
+    return c->n_databases;
+}
+
+const cs_catalog_database *cs_catalog_database_at(const cs_catalog *c, int i)
+{
+    return i >= 0 && i < c->n_databases ? c->databases[i] : NULL;
+}
+
+const cs_catalog_database *cs_catalog_find_database(const cs_catalog *c, const char *name)
+{
+    for (int i = 0; name && i < c->n_databases; i++)
+        if (!c->databases[i]->dropped && cs_str_ieq(c->databases[i]->name, name))
+            return c->databases[i];
+    return NULL;
+}
+
+const char *cs_catalog_database_of(const cs_catalog *c, const char *const *parts, int n)
+{
+    return n >= 2 ? parts[n - 2] : c->current_db;
+}
+
+int cs_catalog_schema_not_found_error(const char *db, cs_error *err)
+{
+    cs_sql_error_set(err, CS_EINVAL, "SCHEMA_NOT_FOUND", "42704",
+                     "The schema `spark_catalog`.`%s` cannot be found. Verify the spelling and "
+                     "correctness of the schema and catalog.\nIf you did not qualify the name "
+                     "with a catalog, verify the current_schema() output, or qualify the name "
+                     "with the correct catalog.\nTo tolerate the error on drop use DROP SCHEMA "
+                     "IF EXISTS.",
+                     db);
+    char name[160];
+    snprintf(name, sizeof name, "`spark_catalog`.`%s`", db);
+    cs_sql_error_param(err, "schemaName", name);
+    return CS_EINVAL;
+}
+
+int cs_catalog_create_database(cs_catalog *c, const char *name, const char *comment,
+                               const char *location, const char *const *keys,
+                               const char *const *values, int n, bool if_not_exists, bool *created,
+                               cs_error *err)
+{
+    *created = false;
+    if (cs_str_ieq(name, CS_CATALOG_GLOBAL_TEMP_DB))
+        return cs_sql_error_set(err, CS_EINVAL, "_LEGACY_ERROR_TEMP_1252", "42000",
+                                "%s is a system preserved database, you cannot create a "
+                                "database with this name.",
+                                CS_CATALOG_GLOBAL_TEMP_DB);
+    if (cs_catalog_find_database(c, name)) {
+        if (if_not_exists) return 0;
+        return cs_sql_error_set(err, CS_EINVAL, "SCHEMA_ALREADY_EXISTS", "42P06",
+                                "Cannot create schema `%s` because it already exists.\nChoose a "
+                                "different name, drop the existing schema, or add the IF NOT "
+                                "EXISTS clause to tolerate pre-existing schema.",
+                                name);
+    }
+    cs_catalog_database *d = cs_sql_alloc(c->arena, sizeof *d);
+    d->name = lower_dup(c->arena, name);
+    d->comment = comment ? cs_sql_strdup(c->arena, comment) : NULL;
+    if (location) {
+        d->location = cs_sql_strdup(c->arena, location);
+    } else {
+        size_t len = strlen(c->warehouse) + strlen(d->name) + 8;
+        char *l = cs_sql_alloc(c->arena, len);
+        snprintf(l, len, "%s/%s.db", c->warehouse, d->name);
+        d->location = l;
+    }
+    d->n_properties = n;
+    if (n > 0) {
+        d->property_keys = cs_sql_alloc(c->arena, sizeof *d->property_keys * (size_t)n);
+        d->property_values = cs_sql_alloc(c->arena, sizeof *d->property_values * (size_t)n);
+        for (int i = 0; i < n; i++) {
+            d->property_keys[i] = cs_sql_strdup(c->arena, keys[i]);
+            d->property_values[i] = cs_sql_strdup(c->arena, values[i]);
+        }
+    }
+    add_database(c, d);
+    *created = true;
+    return 0;
+}
+
+int cs_catalog_drop_database(cs_catalog *c, const char *name, bool if_exists, bool cascade,
+                             const cs_catalog_database **dropped, cs_error *err)
+{
+    *dropped = NULL;
+    if (cs_str_ieq(name, CS_CATALOG_DEFAULT_DB))
+        return cs_sql_error_set(err, CS_EINVAL, "UNSUPPORTED_FEATURE.DROP_DATABASE", "0A000",
+                                "The feature is not supported: Drop the default database "
+                                "`spark_catalog`.`%s`.",
+                                CS_CATALOG_DEFAULT_DB);
+    cs_catalog_database *d = (cs_catalog_database *)cs_catalog_find_database(c, name);
+    if (!d) return if_exists ? 0 : cs_catalog_schema_not_found_error(name, err);
+    bool any = false;
+    for (int i = 0; i < c->n; i++)
+        any |= !c->entries[i]->dropped && same_db(c->entries[i]->database, d->name);
+    for (cs_catalog_function *f = c->functions; f; f = f->next)
+        any |= !f->dropped && same_db(f->database, d->name);
+    if (any && !cascade)
+        return cs_sql_error_set(err, CS_EINVAL, "SCHEMA_NOT_EMPTY", "2BP01",
+                                "Cannot drop a schema `%s` because it contains objects.\nUse DROP "
+                                "SCHEMA ... CASCADE to drop the schema and all its objects.",
+                                d->name);
+    for (int i = 0; i < c->n; i++)
+        if (same_db(c->entries[i]->database, d->name)) c->entries[i]->dropped = true;
+    for (cs_catalog_function *f = c->functions; f; f = f->next)
+        if (same_db(f->database, d->name)) f->dropped = true;
+    d->dropped = true;
+    *dropped = d;
+    return 0;
+}
+
+int cs_catalog_set_current_database(cs_catalog *c, const char *name, cs_error *err)
+{
+    const cs_catalog_database *d = cs_catalog_find_database(c, name);
+    if (!d) return cs_catalog_schema_not_found_error(name, err);
+    c->current_db = d->name;
+    return 0;
+}
+
+const char *cs_catalog_managed_location(const cs_catalog *c, cs_sql_arena *a, const char *db,
+                                        const char *name)
+{
+    const cs_catalog_database *d = cs_catalog_find_database(c, db);
+    const char *base = d ? d->location : c->warehouse;
+    size_t len = strlen(base) + strlen(name) + 2;
+    char *l = cs_sql_alloc(a, len);
+    snprintf(l, len, "%s/%s", base, name);
+    for (char *p = l + strlen(base); *p; p++)
+        *p = (char)tolower((unsigned char)*p);
+    return l;
+}
+
+void cs_catalog_table_describe(cs_catalog *c, cs_catalog_table *t, bool managed,
+                               const char *comment)
+{
+    t->managed = managed;
+    t->comment = comment ? cs_sql_strdup(c->arena, comment) : NULL;
 }
 
 /* Lists location and fills t's schema (inferred, plus partition columns) and size. */
@@ -322,17 +544,15 @@ int cs_catalog_create_table(cs_catalog *c, const char *const *parts, int n_parts
                             const char *const *values, int n_options, cs_col_type *schema,
                             bool if_not_exists, cs_error *err)
 {
-    const char *db = n_parts >= 2 ? parts[n_parts - 2] : CS_CATALOG_DEFAULT_DB;
+    const cs_catalog_database *d =
+        cs_catalog_find_database(c, cs_catalog_database_of(c, parts, n_parts));
     const char *name = parts[n_parts - 1];
-    if (!cs_str_ieq(db, CS_CATALOG_DEFAULT_DB)) {
-        return cs_sql_error_set(err, CS_EINVAL, "SCHEMA_NOT_FOUND", "42704",
-                                "The schema `%s` cannot be found. Verify the spelling and "
-                                "correctness of the schema and catalog.",
-                                db);
-    }
-    if (find(c, CS_CATALOG_DEFAULT_DB, name)) {
+    if (!d)
+        return cs_catalog_schema_not_found_error(cs_catalog_database_of(c, parts, n_parts), err);
+    const char *db = d->name;
+    if (find(c, db, name)) {
         if (if_not_exists) return 0;
-        const char *full[3] = {"spark_catalog", CS_CATALOG_DEFAULT_DB, name};
+        const char *full[3] = {"spark_catalog", db, name};
         return exists_error(full, 3, err);
     }
     if (!location) {
@@ -343,7 +563,7 @@ int cs_catalog_create_table(cs_catalog *c, const char *const *parts, int n_parts
     }
     cs_catalog_table *t = cs_sql_alloc(c->arena, sizeof *t);
     t->kind = CS_CATALOG_TABLE;
-    t->database = CS_CATALOG_DEFAULT_DB;
+    t->database = db;
     t->name = lower_dup(c->arena, name);
     t->format = lower_dup(c->arena, format);
     t->location = cs_sql_strdup(c->arena, location);
@@ -362,11 +582,31 @@ int cs_catalog_create_table(cs_catalog *c, const char *const *parts, int n_parts
     return 0;
 }
 
+void cs_catalog_table_cache(cs_catalog_table *t, cs_col_batch *const *batches, int n)
+{
+    cs_catalog_table_uncache(t);
+    t->cached_batches = cs_xcalloc((size_t)n + 1, sizeof *t->cached_batches);
+    if (n > 0) memcpy(t->cached_batches, batches, sizeof *batches * (size_t)n);
+    t->n_cached_batches = n;
+    t->cached = true;
+}
+
+void cs_catalog_table_uncache(cs_catalog_table *t)
+{
+    for (int i = 0; i < t->n_cached_batches; i++)
+        cs_col_batch_unref(t->cached_batches[i]);
+    free(t->cached_batches);
+    t->cached_batches = NULL;
+    t->n_cached_batches = 0;
+    t->cached = false;
+}
+
 int cs_catalog_drop(cs_catalog *c, const char *const *parts, int n, bool if_exists, cs_error *err)
 {
     cs_catalog_table *t = cs_catalog_lookup_relation(c, parts, n);
     if (!t) return if_exists ? 0 : cs_catalog_not_found_error(parts, n, err);
     t->dropped = true;
+    cs_catalog_table_uncache(t);
     return 0;
 }
 

@@ -187,11 +187,14 @@ static const fn_entry FUNCTIONS[] = {
     FN("current_date", "current_date", 0, 0, S, R_SIG, "", "T"),
     FN("current_timestamp", "current_timestamp", 0, 0, S, R_SIG, "", "P"),
     FN("now", "current_timestamp", 0, 0, S, R_SIG, "", "P"),
-    /* the session's user and the release: literals of the optimizer (ReplaceCurrentLike) */
+    /* the user, release, database and catalog: literals of the optimizer (ReplaceCurrentLike) */
     FNN("current_user", "current_user", 0, 0, S, R_SIG, "", "S"),
     FNN("user", "current_user", 0, 0, S, R_SIG, "", "S"),
     FNN("session_user", "current_user", 0, 0, S, R_SIG, "", "S"),
     FNN("version", "version", 0, 0, S, R_SIG, "", "S"),
+    FNN("current_database", "current_schema", 0, 0, S, R_SIG, "", "S"),
+    FNN("current_schema", "current_schema", 0, 0, S, R_SIG, "", "S"),
+    FNN("current_catalog", "current_catalog", 0, 0, S, R_SIG, "", "S"),
     FN("extract", "date_part", 2, 2, S, R_SIG, "SX", "I"),
     FN("date_part", "date_part", 2, 2, S, R_SIG, "SX", "I"),
     /* math */

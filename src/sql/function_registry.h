@@ -43,6 +43,14 @@ const cs_fn_info *cs_fn_lookup(const char *name);
 int cs_fn_count(void);
 const cs_fn_info *cs_fn_at(int i);
 
+/* A builtin's description (function_docs.c): Spark's class name and usage line, either NULL
+ * when not known here. Static. */
+typedef struct cs_fn_doc {
+    const char *name, *class_name, *usage;
+} cs_fn_doc;
+/* The description of the builtin called name (lower case, as registered), or NULL. */
+const cs_fn_doc *cs_fn_doc_of(const char *name);
+
 /* Resolves a call of f written as `name` (for messages: Spark prints the name as written)
  * over resolved args[0..n): checks the argument count and types, casts arguments as Spark
  * does and returns a resolved FUNC (scalar, window, generator) or AGG node with its type and

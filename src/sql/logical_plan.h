@@ -183,19 +183,26 @@ struct cs_logical_plan {
 
 /* The statements the parser returns: a query, or a command around one. */
 typedef enum cs_statement_kind {
-    CS_STMT_QUERY,          /* plan */
-    CS_STMT_EXPLAIN,        /* EXPLAIN [EXTENDED|FORMATTED|CODEGEN|COST] statement */
-    CS_STMT_CREATE_TABLE,   /* CREATE [OR REPLACE] TABLE [IF NOT EXISTS] t [(cols)] USING fmt
-                               [OPTIONS (...)] [PARTITIONED BY (...)] [LOCATION 'p'] [AS query] */
-    CS_STMT_CREATE_VIEW,    /* CREATE [OR REPLACE] [GLOBAL] TEMPORARY VIEW v [(cols)] AS query */
-    CS_STMT_DROP,           /* DROP TABLE|VIEW [IF EXISTS] name */
-    CS_STMT_INSERT,         /* INSERT INTO|OVERWRITE [TABLE] t [PARTITION (...)] query;
-                               INSERT OVERWRITE DIRECTORY 'p' USING fmt query */
-    CS_STMT_SET,            /* SET key=value, SET key, SET, RESET */
-    CS_STMT_SHOW,           /* SHOW TABLES|VIEWS|DATABASES|FUNCTIONS|COLUMNS, DESCRIBE */
-    CS_STMT_CACHE,          /* CACHE [LAZY] TABLE t [AS query], UNCACHE TABLE, CLEAR CACHE */
-    CS_STMT_USE,            /* USE db */
-    CS_STMT_CREATE_FUNCTION /* spark.udf.register(name, f): parts[0] the name, function the UDF */
+    CS_STMT_QUERY,           /* plan */
+    CS_STMT_EXPLAIN,         /* EXPLAIN [EXTENDED|FORMATTED|CODEGEN|COST] statement */
+    CS_STMT_CREATE_TABLE,    /* CREATE [OR REPLACE] TABLE [IF NOT EXISTS] t [(cols)] USING fmt
+                                [OPTIONS (...)] [PARTITIONED BY (...)] [LOCATION 'p'] [AS query] */
+    CS_STMT_CREATE_VIEW,     /* CREATE [OR REPLACE] [GLOBAL] TEMPORARY VIEW v [(cols)] AS query */
+    CS_STMT_DROP,            /* DROP TABLE|VIEW [IF EXISTS] name; DROP DATABASE [IF EXISTS] db
+                                [RESTRICT|CASCADE]; DROP [TEMPORARY] FUNCTION [IF EXISTS] f
+                                (mode "TABLE", "VIEW", "DATABASE", "FUNCTION") */
+    CS_STMT_INSERT,          /* INSERT INTO|OVERWRITE [TABLE] t [PARTITION (...)] query;
+                                INSERT OVERWRITE DIRECTORY 'p' USING fmt query */
+    CS_STMT_SET,             /* SET key=value, SET key, SET, RESET */
+    CS_STMT_SHOW,            /* SHOW TABLES|VIEWS|DATABASES|FUNCTIONS|COLUMNS, DESCRIBE */
+    CS_STMT_CACHE,           /* CACHE [LAZY] TABLE t [AS query], UNCACHE TABLE, CLEAR CACHE */
+    CS_STMT_USE,             /* USE db */
+    CS_STMT_CREATE_FUNCTION, /* spark.udf.register(name, f): parts[0] the name, function the UDF;
+                                CREATE [OR REPLACE] [TEMPORARY] FUNCTION [IF NOT EXISTS] [db.]f
+                                AS 'class' [USING JAR ...]: parts the name, class_name */
+    CS_STMT_CREATE_DATABASE  /* CREATE DATABASE|SCHEMA|NAMESPACE [IF NOT EXISTS] db [COMMENT 'c']
+                                [LOCATION 'p'] [WITH DBPROPERTIES (...)]: parts, comment,
+                                location, options the properties */
 } cs_statement_kind;
 
 typedef struct cs_sql_statement {
@@ -229,6 +236,12 @@ typedef struct cs_sql_statement {
     /* CREATE_FUNCTION (Spark Connect's RegisterFunction): the Python UDF (a PYTHON_UDF call
      * without arguments, its result type declared) that parts[0] names. */
     const cs_sql_expr *function;
+    /* CREATE FUNCTION f AS 'class': the class named; DROP DATABASE ... CASCADE; SHOW
+     * [USER|SYSTEM|ALL] FUNCTIONS: function_scope "USER", "SYSTEM" or "ALL" (the default). */
+    const char *class_name;
+    bool cascade;
+    bool extended; /* DESCRIBE ... EXTENDED (mode "DESCRIBE_DATABASE", "DESCRIBE_FUNCTION") */
+    const char *function_scope;
 } cs_sql_statement;
 
 /* A zeroed node with room for n_children children, stat_* unknown (-1). */

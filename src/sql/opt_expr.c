@@ -26,7 +26,9 @@
  *                          subqueries included
  *   ReplaceCurrentLike     current_user() (user(), session_user()) is the user the process runs
  *                          as (SPARK_USER, else the login name: Spark's getCurrentUserName);
- *                          version() is Spark's "<release> <revision>" string
+ *                          version() is Spark's "<release> <revision>" string;
+ *                          current_database() / current_schema() the session's current
+ *                          database, current_catalog() spark_catalog
  * Called by optimizer.c's batches.
  */
 #include <pwd.h>
@@ -124,6 +126,10 @@ static cs_sql_expr *current_time(cs_opt_ctx *c, cs_sql_expr *e, void *ud)
     if (cs_opt_is_call(e, "current_timestamp", 0)) return now_timestamp(st);
     if (cs_opt_is_call(e, "current_user", 0))
         return cs_sql_expr_string_literal(c->arena, process_user());
+    if (cs_opt_is_call(e, "current_schema", 0))
+        return cs_sql_expr_string_literal(c->arena, cs_catalog_current_database(c->catalog));
+    if (cs_opt_is_call(e, "current_catalog", 0))
+        return cs_sql_expr_string_literal(c->arena, "spark_catalog");
     if (cs_opt_is_call(e, "version", 0))
         return cs_sql_expr_string_literal(c->arena, SPARK_RELEASE_VERSION);
     if (cs_opt_is_call(e, "unix_timestamp", 0)) {

@@ -740,8 +740,8 @@ bool cs_opt_deterministic_list(cs_sql_expr *const *xs, int n)
 static bool unfoldable_fn(const char *fn)
 {
     static const char *const names[] = {
-        "current_date", "current_timestamp", "now",          "localtimestamp",   "current_timezone",
-        "raise_error",  "assert_true",       "current_user", "current_database", "current_catalog",
+        "current_date", "current_timestamp", "now",          "localtimestamp", "current_timezone",
+        "raise_error",  "assert_true",       "current_user", "current_schema", "current_catalog",
         "grouping",     "grouping_id",       "version",      "unix_timestamp"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcmp(fn, names[i]) == 0) return true;

@@ -16,7 +16,11 @@
  * FUNCTION|DATABASE] [EXTENDED|FORMATTED] x (kind SHOW, mode names what); CACHE [LAZY] TABLE
  * t [OPTIONS (...)] [[AS] query], UNCACHE TABLE [IF EXISTS] t, CLEAR CACHE, REFRESH TABLE t
  * (kind CACHE, mode "CACHE"/"CACHE LAZY"/"UNCACHE"/"CLEAR"/"REFRESH"); USE [DATABASE|
- * NAMESPACE|SCHEMA] db.
+ * NAMESPACE|SCHEMA] db; CREATE DATABASE|SCHEMA|NAMESPACE [IF NOT EXISTS] db [COMMENT 'c']
+ * [LOCATION 'p'] [WITH DBPROPERTIES|PROPERTIES (...)]; DROP DATABASE|SCHEMA|NAMESPACE [IF
+ * EXISTS] db [RESTRICT|CASCADE]; CREATE [OR REPLACE] [TEMPORARY] FUNCTION [IF NOT EXISTS]
+ * [db.]f AS 'class' [USING JAR|FILE|ARCHIVE 'uri', ...]; DROP [TEMPORARY] FUNCTION [IF EXISTS]
+ * f; SHOW [USER|SYSTEM|ALL] FUNCTIONS [FROM|IN db] [[LIKE] 'pattern'].
  *
  * A script is cut at `;` between statements (a `;` inside a string, a comment or a
  * parenthesis is not a cut: the lexer and the grammar see to it).
@@ -203,7 +207,35 @@ static cs_sql_statement *create(cs_sqlp *p)
     temporary = cs_sqlp_accept_kw(p, "TEMPORARY") || cs_sqlp_accept_kw(p, "TEMP");
     cs_sqlp_accept_kw(p, "EXTERNAL");
     cs_sql_statement *s;
-    if (cs_sqlp_accept_kw(p, "VIEW")) {
+    if (!temporary && (cs_sqlp_accept_kw(p, "DATABASE") || cs_sqlp_accept_kw(p, "SCHEMA") ||
+                       cs_sqlp_accept_kw(p, "NAMESPACE"))) {
+        s = stmt_new(p, CS_STMT_CREATE_DATABASE);
+        s->if_not_exists = accept_if_not_exists(p);
+        name_of(p, s);
+        for (;;) {
+            if (cs_sqlp_accept_kw(p, "COMMENT")) {
+                s->comment = cs_sqlp_string(p);
+            } else if (cs_sqlp_accept_kw(p, "LOCATION")) {
+                s->location = cs_sqlp_string(p);
+            } else if (cs_sqlp_accept_kw(p, "WITH")) {
+                if (!cs_sqlp_accept_kw(p, "DBPROPERTIES")) cs_sqlp_expect_kw(p, "PROPERTIES");
+                options(p, s);
+            } else {
+                break;
+            }
+        }
+    } else if (cs_sqlp_accept_kw(p, "FUNCTION")) {
+        s = stmt_new(p, CS_STMT_CREATE_FUNCTION);
+        s->if_not_exists = accept_if_not_exists(p);
+        name_of(p, s);
+        cs_sqlp_expect_kw(p, "AS");
+        s->class_name = cs_sqlp_string(p);
+        if (cs_sqlp_accept_kw(p, "USING")) do { /* the resources: not loaded, as the class */
+                if (!cs_sqlp_accept_kw(p, "JAR") && !cs_sqlp_accept_kw(p, "FILE"))
+                    cs_sqlp_expect_kw(p, "ARCHIVE");
+                cs_sqlp_string(p);
+            } while (cs_sqlp_accept_op(p, ","));
+    } else if (cs_sqlp_accept_kw(p, "VIEW")) {
         s = stmt_new(p, CS_STMT_CREATE_VIEW);
         s->if_not_exists = accept_if_not_exists(p);
         name_of(p, s);
@@ -372,8 +404,10 @@ static cs_sql_statement *show(cs_sqlp *p)
                (cs_sqlp_is_kw(p, 1, "FUNCTIONS") &&
                 (cs_sqlp_accept_kw(p, "USER") || cs_sqlp_accept_kw(p, "SYSTEM") ||
                  cs_sqlp_accept_kw(p, "ALL")))) {
+        s->function_scope = cs_sqlp_is_kw(p, 0, "FUNCTIONS") ? upper_dup(p, t->text) : "ALL";
         cs_sqlp_accept_kw(p, "FUNCTIONS");
         s->mode = "FUNCTIONS";
+        if (cs_sqlp_accept_kw(p, "FROM") || cs_sqlp_accept_kw(p, "IN")) name_of(p, s);
         cs_sqlp_accept_kw(p, "LIKE");
         if (cs_sqlp_peek(p, 0)->kind == CS_TOK_STRING) s->value = cs_sqlp_string(p);
     } else if (cs_sqlp_accept_kw(p, "COLUMNS")) {
@@ -415,7 +449,7 @@ static cs_sql_statement *describe(cs_sqlp *p)
     const char *what = "DESCRIBE";
     if (cs_sqlp_is_kw(p, 0, "FUNCTION") || cs_sqlp_is_kw(p, 0, "DATABASE") ||
         cs_sqlp_is_kw(p, 0, "SCHEMA") || cs_sqlp_is_kw(p, 0, "NAMESPACE")) {
-        what = cs_sqlp_is_kw(p, 0, "FUNCTION") ? "DESCRIBE FUNCTION" : "DESCRIBE DATABASE";
+        what = cs_sqlp_is_kw(p, 0, "FUNCTION") ? "DESCRIBE_FUNCTION" : "DESCRIBE_DATABASE";
         cs_sqlp_next(p);
     } else {
         cs_sqlp_accept_kw(p, "TABLE");
@@ -427,9 +461,8 @@ static cs_sql_statement *describe(cs_sqlp *p)
         extended = true;
     }
     name_of(p, s);
-    s->mode =
-        extended ? (strcmp(what, "DESCRIBE") == 0 ? "DESCRIBE EXTENDED" : cs_sql_strdup(p->a, what))
-                 : what;
+    s->extended = extended;
+    s->mode = extended && strcmp(what, "DESCRIBE") == 0 ? "DESCRIBE EXTENDED" : what;
     return s;
 }
 
@@ -487,7 +520,16 @@ static cs_sql_statement *statement(cs_sqlp *p)
         cs_sql_token *w = cs_sqlp_peek(p, 0);
         if (cs_sqlp_accept_kw(p, "TEMPORARY")) s->temporary = true;
         w = cs_sqlp_peek(p, 0);
-        if (!cs_sqlp_accept_kw(p, "TABLE") && !cs_sqlp_accept_kw(p, "VIEW"))
+        if (!s->temporary && (cs_sqlp_accept_kw(p, "DATABASE") || cs_sqlp_accept_kw(p, "SCHEMA") ||
+                              cs_sqlp_accept_kw(p, "NAMESPACE"))) {
+            s->mode = "DATABASE";
+            s->if_exists = accept_if_exists(p);
+            name_of(p, s);
+            if (!cs_sqlp_accept_kw(p, "RESTRICT")) s->cascade = cs_sqlp_accept_kw(p, "CASCADE");
+            return s;
+        }
+        if (!cs_sqlp_accept_kw(p, "TABLE") && !cs_sqlp_accept_kw(p, "VIEW") &&
+            !cs_sqlp_accept_kw(p, "FUNCTION"))
             cs_sqlp_syntax_error(p, w);
         s->mode = upper_dup(p, w->text);
         s->if_exists = accept_if_exists(p);

@@ -546,8 +546,10 @@ static void call_out(const cs_sql_expr *e, print_mode m, cs_sbuf *out)
         for (const char *p = written; *p; p++)
             cs_sbuf_putc(out, (char)toupper((unsigned char)*p));
     else if (e->kind != CS_EX_UNRESOLVED_FUNC && e->name &&
-             (strcmp(e->name, "array_agg") == 0 || strcmp(e->name, "random") == 0))
-        cs_sbuf_puts(out, fn); /* Spark names array_agg(x) collect_list(x), random rand */
+             (strcmp(e->name, "array_agg") == 0 || strcmp(e->name, "random") == 0 ||
+              cs_str_ieq(e->name, "current_database")))
+        cs_sbuf_puts(out, fn); /* Spark names array_agg(x) collect_list(x), random rand,
+                                  current_database() current_schema() */
     else if (e->kind != CS_EX_UNRESOLVED_FUNC && e->name)
         lower_out(e->name, out);
     else if (e->kind == CS_EX_UNRESOLVED_FUNC) {
