@@ -18,18 +18,27 @@ static const cs_column *src_of(cs_column *const *srcs, const int32_t *bidx, int6
     return srcs[bidx ? bidx[i] : 0];
 }
 
+/* The validity of the gathered rows: none when no row is null (no null row index, no source
+ * holding a null: null_count is the column's invariant, so a source's bitmap without nulls is
+ * not read row by row). */
 static void set_validity(cs_column *out, cs_column *const *srcs, const int32_t *bidx,
                          const int32_t *ridx, int64_t n)
 {
-    bool any = false;
-    for (int64_t i = 0; i < n && !any; i++)
-        any = ridx[i] < 0 || src_of(srcs, bidx, i)->validity != NULL;
-    if (!any) return;
+    int32_t max_src = 0, min_row = 0;
+    if (bidx)
+        for (int64_t i = 0; i < n; i++)
+            max_src = bidx[i] > max_src ? bidx[i] : max_src;
+    for (int64_t i = 0; i < n; i++)
+        min_row = ridx[i] < min_row ? ridx[i] : min_row;
+    bool src_nulls = false;
+    for (int32_t s = 0; s <= max_src && !src_nulls; s++)
+        src_nulls = srcs[s] && srcs[s]->validity && srcs[s]->null_count > 0;
+    if (!src_nulls && min_row >= 0) return;
     out->validity_size = (size_t)(n + 7) / 8;
     out->validity = cs_col_buffer_alloc(out->alloc, out->validity_size);
     int64_t nulls = 0;
     for (int64_t i = 0; i < n; i++) {
-        bool v = ridx[i] >= 0 && cs_column_is_valid(src_of(srcs, bidx, i), ridx[i]);
+        bool v = ridx[i] >= 0 && (!src_nulls || cs_column_is_valid(src_of(srcs, bidx, i), ridx[i]));
         if (v)
             out->validity[i >> 3] |= (uint8_t)(1u << (i & 7));
         else
