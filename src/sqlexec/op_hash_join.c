@@ -9,8 +9,11 @@
  * that the row count is known and the index is allocated once at its final size (no regrowth, no
  * rehash). Then each row with no null key goes into an open-addressing table of chain heads: rows
  * with equal keys form a chain (next[]), so the table holds distinct keys and a probe walks only
- * its matches. Every build row has a global index (its batch and row) and a matched flag, for
- * outer joins' unmatched build rows and for semi / anti joins that build the left side.
+ * its matches. A slot is 32 bits: the head row (+ 1) in as many low bits as the row count needs,
+ * and above them a tag of the key's hash, so a probe passes a slot of another key (and a missing
+ * key its whole run of slots) without reading any build row's key. Every build row has a global
+ * index (its batch and row) and a matched flag, for outer joins' unmatched build rows and for semi
+ * / anti joins that build the left side.
  *
  * Keys: one or two integral keys (byte .. long, date, timestamp, intervals; TPC-H's composite
  * keys such as (ps_partkey, ps_suppkey)) are used as their values, one or two 64-bit words per
@@ -20,9 +23,12 @@
  * Probe: keys of the whole probe batch are encoded and hashed at once; candidate pairs (probe
  * row, build row) are collected up to cs_sql_batch_rows at a time, gathered into a batch (left
  * columns then right), filtered by the residual condition when there is one, and their rows
- * marked matched. After the probe batch: its unmatched rows (outer on the probe side), its
- * matched rows (semi) or unmatched ones (anti). After the probe side: unmatched build rows (outer
- * on the build side, anti building left) or matched ones (semi building left).
+ * marked matched. A semi / anti join probing the left side under a condition needs only one pair
+ * holding per probe row: its matches are tried in rounds (1, 2, 4, .. more per row) and a row
+ * leaves once one holds, as Spark's semi join stops at the first match the condition accepts. After
+ * the probe batch: its unmatched rows (outer on the probe side), its matched rows (semi) or
+ * unmatched ones (anti). After the probe side: unmatched build rows (outer on the build side, anti
+ * building left) or matched ones (semi building left).
  *
  * Grace hash join: when the task is over its execution memory while the build side is read
  * (cs_sql_should_spill), both sides are partitioned by the top bits of their key hashes into 16
@@ -80,7 +86,8 @@ typedef struct join_op {
     cs_sql_arena arena;       /* build keys */
     uint8_t **row_key;        /* encoded key of each build row (NULL: a null key) */
     uint64_t *row_hash;
-    int32_t *slots; /* chain heads */
+    uint32_t *slots;   /* chain heads: 0 empty, else row + 1 under row_mask and a tag above it */
+    uint32_t row_mask; /* the low bits of a slot that hold its row + 1 */
     int64_t cap, n_distinct;
     /* the keys of the batch being built or probed: kb, or kv / kv_null / kv_hash for words;
      * key_null and key_hash point at whichever holds them */
@@ -97,6 +104,7 @@ typedef struct join_op {
     int32_t *pi, *pb;
     int64_t pairs_cap;
     uint8_t *probe_matched;
+    int32_t *act_row, *act_next; /* semi / anti rounds: probe rows still open, their next match */
     int64_t probe_cap;
     out_queue q;
     enum phase phase;
@@ -165,7 +173,8 @@ static void build_reset(join_op *j)
         cs_col_buffer_free(al, j->row_hash, rc * 8);
     }
     cs_col_buffer_free(al, j->slots, (size_t)j->cap * 4);
-    j->row_batch = j->row_idx = j->next = j->slots = NULL;
+    j->row_batch = j->row_idx = j->next = NULL;
+    j->slots = NULL;
     j->matched = NULL;
     j->row_kv = NULL;
     j->row_key = NULL;
@@ -215,6 +224,20 @@ static void batch_keys(join_op *j, const cs_col_batch *b, const cs_sort_key *key
     j->key_hash = j->kv_hash;
 }
 
+/* The tag a key of hash h leaves in its slot: the hash bits 28.. above the slot's row bits (the
+ * slot's index takes the low bits, grace partitioning the top four). A slot whose tag differs
+ * holds another key, so a probe passes it without reading that key. */
+static inline uint32_t slot_tag(const join_op *j, uint64_t h)
+{
+    return (uint32_t)(h >> 28) & ~j->row_mask;
+}
+
+/* The chain head a non-empty slot holds. */
+static inline int32_t slot_row(const join_op *j, uint32_t e)
+{
+    return (int32_t)(e & j->row_mask) - 1;
+}
+
 /* Whether build row r's key words equal key i of the current batch keys. */
 static inline bool words_equal(const join_op *j, int64_t r, int64_t i)
 {
@@ -255,15 +278,18 @@ static void build_keep(join_op *j, cs_col_batch *b)
 /* Inserts build row r with key i of the current batch keys into the table. */
 static void table_insert(join_op *j, int64_t r, int64_t i)
 {
-    uint64_t mask = (uint64_t)j->cap - 1, s = j->key_hash[i] & mask;
+    uint64_t h = j->key_hash[i], mask = (uint64_t)j->cap - 1, s = h & mask;
+    uint32_t tag = slot_tag(j, h);
     if (j->words) {
         for (;; s = (s + 1) & mask) {
-            int32_t head = j->slots[s];
-            if (head < 0) {
-                j->slots[s] = (int32_t)r;
+            uint32_t e = j->slots[s];
+            if (!e) {
+                j->slots[s] = tag | (uint32_t)(r + 1);
                 j->n_distinct++;
                 return;
             }
+            if ((e & ~j->row_mask) != tag) continue;
+            int32_t head = slot_row(j, e);
             if (words_equal(j, head, i)) { /* the same key: into the head's chain */
                 j->next[r] = j->next[head];
                 j->next[head] = (int32_t)r;
@@ -273,17 +299,18 @@ static void table_insert(join_op *j, int64_t r, int64_t i)
     }
     size_t len = (size_t)(j->kb.off[i + 1] - j->kb.off[i]);
     const uint8_t *key = j->kb.bytes + j->kb.off[i];
-    uint64_t h = j->key_hash[i];
     for (;; s = (s + 1) & mask) {
-        int32_t head = j->slots[s];
-        if (head < 0) {
+        uint32_t e = j->slots[s];
+        if (!e) {
             uint8_t *k = cs_sql_arena_alloc(&j->arena, len ? len : 1);
             memcpy(k, key, len);
             j->row_key[r] = k;
-            j->slots[s] = (int32_t)r;
+            j->slots[s] = tag | (uint32_t)(r + 1);
             j->n_distinct++;
             return;
         }
+        if ((e & ~j->row_mask) != tag) continue;
+        int32_t head = slot_row(j, e);
         if (j->row_hash[head] == h && memcmp(j->row_key[head], key, len) == 0) {
             j->row_key[r] = j->row_key[head]; /* the key bytes are shared */
             j->next[r] = j->next[head];
@@ -310,8 +337,11 @@ static void build_index(join_op *j)
         j->row_hash = cs_col_buffer_alloc(al, c * 8);
     }
     j->cap = table_slots(j->n_kept);
-    j->slots = cs_col_buffer_alloc(al, (size_t)j->cap * 4);
-    memset(j->slots, 0xFF, (size_t)j->cap * 4);
+    j->slots = cs_col_buffer_alloc(al, (size_t)j->cap * 4); /* all empty (zero) */
+    uint64_t rows_end = 2; /* row + 1 of every row fits under the mask; the tag takes the rest */
+    while (rows_end - 1 < (uint64_t)j->n_kept)
+        rows_end <<= 1;
+    j->row_mask = (uint32_t)(rows_end - 1);
     if (c > 0) memset(j->next, 0xFF, c * 4);
     for (int bi = 0; bi < j->nbb; bi++) {
         cs_col_batch *b = j->bb[bi];
@@ -323,8 +353,10 @@ static void build_index(join_op *j)
              * inserts (the table is far larger than the caches on a big build side) */
             if (i + 16 < n) __builtin_prefetch(&j->slots[j->key_hash[i + 16] & mask], 1);
             if (i + 8 < n) {
-                int32_t ahead = j->slots[j->key_hash[i + 8] & mask];
-                if (ahead >= 0) {
+                uint64_t h8 = j->key_hash[i + 8];
+                uint32_t e = j->slots[h8 & mask];
+                if (e && (e & ~j->row_mask) == slot_tag(j, h8)) {
+                    int32_t ahead = slot_row(j, e);
                     __builtin_prefetch(&j->next[ahead], 1);
                     if (j->words)
                         __builtin_prefetch(&j->row_kv[(int64_t)ahead * j->words]);
@@ -450,22 +482,60 @@ static int32_t lookup(const join_op *j, int64_t i)
 {
     if (j->cap == 0) return -1;
     uint64_t h = j->key_hash[i], mask = (uint64_t)j->cap - 1, s = h & mask;
+    uint32_t tag = slot_tag(j, h), rm = j->row_mask;
     if (j->words) {
         for (;; s = (s + 1) & mask) {
-            int32_t head = j->slots[s];
-            if (head < 0 || words_equal(j, head, i)) return head;
+            uint32_t e = j->slots[s];
+            if (!e) return -1;
+            if ((e & ~rm) == tag && words_equal(j, slot_row(j, e), i)) return slot_row(j, e);
         }
     }
     size_t len = (size_t)(j->kb.off[i + 1] - j->kb.off[i]);
     const uint8_t *key = j->kb.bytes + j->kb.off[i];
     for (;; s = (s + 1) & mask) {
-        int32_t head = j->slots[s];
-        if (head < 0) return -1;
+        uint32_t e = j->slots[s];
+        if (!e) return -1;
+        if ((e & ~rm) != tag) continue;
+        int32_t head = slot_row(j, e);
         if (j->row_hash[head] == h && memcmp(j->row_key[head], key, len) == 0) return head;
     }
 }
 
 static void emit_probe_rows(join_op *j, cs_col_batch *P, const uint8_t *m);
+
+/* A semi / anti join probing the left side under a residual condition: a probe row is decided by
+ * its first pair for which the condition holds, so its matches are tried in rounds (1, 2, 4, ..
+ * of each row's next matches per round) and a row leaves once a pair holds, instead of pairing
+ * it with every build row of its key. na rows open (act_row, act_next: their first match). */
+static int probe_rounds(join_op *j, cs_col_batch *P, int64_t na, cs_error *err)
+{
+    int64_t chunk = cs_sql_batch_rows(j->base.ctx), take = 1, np = 0;
+    int rc = CS_OK;
+    while (na > 0 && rc == CS_OK) {
+        int64_t still = 0;
+        for (int64_t a = 0; a < na && rc == CS_OK; a++) {
+            int32_t i = j->act_row[a], r = j->act_next[a];
+            if (j->probe_matched[i]) continue; /* decided by an earlier chunk of this round */
+            for (int64_t t = 0; t < take && r >= 0 && rc == CS_OK; t++, r = j->next[r]) {
+                j->pi[np] = i;
+                j->pb[np++] = r;
+                if (np == chunk) {
+                    rc = flush_pairs(j, P, np, err);
+                    np = 0;
+                }
+            }
+            if (r >= 0) { /* still <= a: the open rows are compacted in place */
+                j->act_row[still] = i;
+                j->act_next[still++] = r;
+            }
+        }
+        if (rc == CS_OK) rc = flush_pairs(j, P, np, err);
+        np = 0;
+        na = still;
+        if (take < chunk) take *= 2;
+    }
+    return rc;
+}
 
 static int probe_batch(join_op *j, cs_col_batch *P, cs_error *err)
 {
@@ -473,7 +543,11 @@ static int probe_batch(join_op *j, cs_col_batch *P, cs_error *err)
     if (n > j->probe_cap) {
         j->probe_cap = n;
         free(j->probe_matched);
+        free(j->act_row);
+        free(j->act_next);
         j->probe_matched = cs_xmalloc((size_t)n);
+        j->act_row = cs_xmalloc(sizeof *j->act_row * (size_t)n);
+        j->act_next = cs_xmalloc(sizeof *j->act_next * (size_t)n);
     }
     memset(j->probe_matched, 0, (size_t)n);
     ensure_scratch(j, n > chunk ? n : chunk);
@@ -483,13 +557,17 @@ static int probe_batch(join_op *j, cs_col_batch *P, cs_error *err)
     /* a semi / anti join building the left side with no residual condition only marks the build
      * rows its keys meet */
     bool mark_build = !emits_pairs(j->type) && !j->condition && !probe_left;
-    int64_t np = 0;
+    /* semi / anti probing the left side under a condition: the first pair holding decides */
+    bool rounds = !emits_pairs(j->type) && j->condition && probe_left;
+    int64_t np = 0, na = 0;
     int rc = CS_OK;
     for (int64_t i = 0; i < n && rc == CS_OK; i++) {
         if (j->cap > 0 && i + 16 < n) /* the slot of a row 16 ahead, while this one probes */
             __builtin_prefetch(&j->slots[j->key_hash[i + 16] & (uint64_t)(j->cap - 1)]);
         if (j->cap > 0 && i + 8 < n) {
-            int32_t ahead = j->slots[j->key_hash[i + 8] & (uint64_t)(j->cap - 1)];
+            uint64_t h8 = j->key_hash[i + 8];
+            uint32_t e = j->slots[h8 & (uint64_t)(j->cap - 1)];
+            int32_t ahead = e && (e & ~j->row_mask) == slot_tag(j, h8) ? slot_row(j, e) : -1;
             if (ahead >= 0 && j->words) {
                 __builtin_prefetch(&j->row_kv[(int64_t)ahead * j->words]);
             } else if (ahead >= 0) {
@@ -509,6 +587,11 @@ static int probe_batch(join_op *j, cs_col_batch *P, cs_error *err)
                 j->matched[r] = 1;
             continue;
         }
+        if (rounds) {
+            j->act_row[na] = (int32_t)i;
+            j->act_next[na++] = r;
+            continue;
+        }
         for (; r >= 0 && rc == CS_OK; r = j->next[r]) {
             j->pi[np] = (int32_t)i;
             j->pb[np++] = r;
@@ -519,6 +602,7 @@ static int probe_batch(join_op *j, cs_col_batch *P, cs_error *err)
         }
     }
     if (rc == CS_OK) rc = flush_pairs(j, P, np, err);
+    if (rc == CS_OK && na > 0) rc = probe_rounds(j, P, na, err);
     if (rc != CS_OK) return rc;
     if (j->blocked) { /* the probe rows' fate waits for the partition's last block */
         if (j->probe_row0 + n > j->pmatched_n)
@@ -892,6 +976,8 @@ static void join_destroy(cs_sql_op *op)
     free(j->pi);
     free(j->pb);
     free(j->probe_matched);
+    free(j->act_row);
+    free(j->act_next);
     free(j->left_keys);
     free(j->right_keys);
     cs_col_type_unref(j->pairs_schema);
