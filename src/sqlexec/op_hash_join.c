@@ -76,9 +76,10 @@ typedef struct join_op {
     /* build side */
     cs_col_batch **bb;
     int nbb, bb_cap;
-    int64_t bb_memory;                   /* bytes of the kept build batches */
-    int64_t n_kept;                      /* rows of the kept build batches */
-    int32_t *row_batch, *row_idx, *next; /* next: the chain of rows with the same key */
+    int64_t bb_memory; /* bytes of the kept build batches */
+    int64_t n_kept;    /* rows of the kept build batches */
+    uint64_t *row_loc; /* each build row's batch (high 32 bits) and row in it (low 32 bits) */
+    int32_t *next;     /* the chain of rows with the same key */
     uint8_t *matched;
     int64_t n_rows, rows_cap; /* rows indexed; rows the index arrays hold */
     int words;                /* integral keys (1 or 2): row_kv, else 0: row_key and row_hash */
@@ -162,8 +163,7 @@ static void build_reset(join_op *j)
     j->bb_memory = 0;
     j->n_kept = 0;
     size_t rc = (size_t)j->rows_cap;
-    cs_col_buffer_free(al, j->row_batch, rc * 4);
-    cs_col_buffer_free(al, j->row_idx, rc * 4);
+    cs_col_buffer_free(al, j->row_loc, rc * 8);
     cs_col_buffer_free(al, j->next, rc * 4);
     cs_col_buffer_free(al, j->matched, rc);
     if (j->words) {
@@ -173,7 +173,8 @@ static void build_reset(join_op *j)
         cs_col_buffer_free(al, j->row_hash, rc * 8);
     }
     cs_col_buffer_free(al, j->slots, (size_t)j->cap * 4);
-    j->row_batch = j->row_idx = j->next = NULL;
+    j->row_loc = NULL;
+    j->next = NULL;
     j->slots = NULL;
     j->matched = NULL;
     j->row_kv = NULL;
@@ -259,7 +260,7 @@ static int64_t table_slots(int64_t rows)
  * is counted apart). */
 static int64_t index_bytes(const join_op *j, int64_t rows)
 {
-    int64_t per_row = 4 + 4 + 4 + 1 + (j->words ? 8 * j->words : 8 + (int64_t)sizeof(uint8_t *));
+    int64_t per_row = 8 + 4 + 1 + (j->words ? 8 * j->words : 8 + (int64_t)sizeof(uint8_t *));
     return rows * per_row + (int64_t)cs_col_padded((size_t)table_slots(rows) * 4);
 }
 
@@ -326,8 +327,7 @@ static void build_index(join_op *j)
     cs_col_allocator *al = j->base.ctx->alloc;
     size_t c = (size_t)j->n_kept;
     j->rows_cap = j->n_kept;
-    j->row_batch = cs_col_buffer_alloc(al, c * 4);
-    j->row_idx = cs_col_buffer_alloc(al, c * 4);
+    j->row_loc = cs_col_buffer_alloc(al, c * 8);
     j->next = cs_col_buffer_alloc(al, c * 4);
     j->matched = cs_col_buffer_alloc(al, c);
     if (j->words) {
@@ -365,8 +365,7 @@ static void build_index(join_op *j)
                 }
             }
             int64_t r = j->n_rows++;
-            j->row_batch[r] = bi;
-            j->row_idx[r] = (int32_t)i;
+            j->row_loc[r] = (uint64_t)bi << 32 | (uint32_t)i;
             if (j->key_null[i]) {
                 j->build_null_key = true;
                 continue;
@@ -396,8 +395,10 @@ static cs_col_batch *make_rows(join_op *j, cs_col_batch *P, const int32_t *pidx,
     int32_t *bb = cs_xmalloc(sizeof *bb * (size_t)(n > 0 ? n : 1));
     int32_t *br = cs_xmalloc(sizeof *br * (size_t)(n > 0 ? n : 1));
     for (int64_t i = 0; i < n; i++) {
-        bb[i] = brow[i] < 0 ? 0 : j->row_batch[brow[i]];
-        br[i] = brow[i] < 0 ? -1 : j->row_idx[brow[i]];
+        if (i + 16 < n && brow[i + 16] >= 0) __builtin_prefetch(&j->row_loc[brow[i + 16]]);
+        uint64_t loc = brow[i] < 0 ? 0 : j->row_loc[brow[i]];
+        bb[i] = (int32_t)(loc >> 32);
+        br[i] = brow[i] < 0 ? -1 : (int32_t)(uint32_t)loc;
     }
     int nsrc = j->nbb > 0 ? j->nbb : 1;
     cs_column **src = cs_xcalloc((size_t)nsrc, sizeof *src);
