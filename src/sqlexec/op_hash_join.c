@@ -106,6 +106,7 @@ typedef struct join_op {
     int64_t pairs_cap;
     uint8_t *probe_matched;
     int32_t *act_row, *act_next; /* semi / anti rounds: probe rows still open, their next match */
+    int32_t *probe_first;        /* the first build row each probe row's key meets (-1: none) */
     int64_t probe_cap;
     out_queue q;
     enum phase phase;
@@ -239,13 +240,6 @@ static inline int32_t slot_row(const join_op *j, uint32_t e)
     return (int32_t)(e & j->row_mask) - 1;
 }
 
-/* Whether build row r's key words equal key i of the current batch keys. */
-static inline bool words_equal(const join_op *j, int64_t r, int64_t i)
-{
-    const uint64_t *a = j->row_kv + r * j->words, *b = j->kv + i * j->words;
-    return a[0] == b[0] && (j->words == 1 || a[1] == b[1]);
-}
-
 /* The slots of the table for `rows` build rows: a power of two at least twice the rows, so the
  * table is at most half full whatever the number of distinct keys. */
 static int64_t table_slots(int64_t rows)
@@ -276,28 +270,11 @@ static void build_keep(join_op *j, cs_col_batch *b)
     j->n_kept += b->num_rows;
 }
 
-/* Inserts build row r with key i of the current batch keys into the table. */
+/* Inserts build row r with encoded key i of the current batch keys into the table. */
 static void table_insert(join_op *j, int64_t r, int64_t i)
 {
     uint64_t h = j->key_hash[i], mask = (uint64_t)j->cap - 1, s = h & mask;
     uint32_t tag = slot_tag(j, h);
-    if (j->words) {
-        for (;; s = (s + 1) & mask) {
-            uint32_t e = j->slots[s];
-            if (!e) {
-                j->slots[s] = tag | (uint32_t)(r + 1);
-                j->n_distinct++;
-                return;
-            }
-            if ((e & ~j->row_mask) != tag) continue;
-            int32_t head = slot_row(j, e);
-            if (words_equal(j, head, i)) { /* the same key: into the head's chain */
-                j->next[r] = j->next[head];
-                j->next[head] = (int32_t)r;
-                return;
-            }
-        }
-    }
     size_t len = (size_t)(j->kb.off[i + 1] - j->kb.off[i]);
     const uint8_t *key = j->kb.bytes + j->kb.off[i];
     for (;; s = (s + 1) & mask) {
@@ -319,6 +296,65 @@ static void table_insert(join_op *j, int64_t r, int64_t i)
             return;
         }
     }
+}
+
+/* Indexes the rows of build batch bi (n rows, their keys in kv / key_hash / key_null) whose keys
+ * are w words (1 or 2, a constant once inlined): table_insert's loop with the table's fields in
+ * locals, which stores into the slots and chains would otherwise make the compiler read again. */
+static inline __attribute__((always_inline)) void insert_word_rows(join_op *j, int bi, int64_t n,
+                                                                   int w)
+{
+    uint32_t *slots = j->slots, rm = j->row_mask;
+    int32_t *next = j->next;
+    uint64_t *row_loc = j->row_loc, *row_kv = j->row_kv;
+    const uint64_t *kv = j->kv, *hash = j->key_hash;
+    const uint8_t *key_null = j->key_null;
+    uint64_t mask = (uint64_t)j->cap - 1;
+    int64_t r = j->n_rows, distinct = 0;
+    bool null_key = false;
+    for (int64_t i = 0; i < n; i++, r++) {
+        /* the slot of a row 16 ahead, and the head row a row 8 ahead meets, while this one
+         * inserts (the table is far larger than the caches on a big build side) */
+        if (i + 16 < n) __builtin_prefetch(&slots[hash[i + 16] & mask], 1);
+        if (i + 8 < n) {
+            uint64_t h8 = hash[i + 8];
+            uint32_t e8 = slots[h8 & mask];
+            if (e8 && (e8 & ~rm) == ((uint32_t)(h8 >> 28) & ~rm)) {
+                int64_t ahead = (int64_t)(e8 & rm) - 1;
+                __builtin_prefetch(&next[ahead], 1);
+                __builtin_prefetch(&row_kv[ahead * w]);
+            }
+        }
+        row_loc[r] = (uint64_t)bi << 32 | (uint32_t)i;
+        if (key_null[i]) {
+            null_key = true;
+            continue;
+        }
+        const uint64_t *k = kv + i * w;
+        row_kv[r * w] = k[0];
+        if (w == 2) row_kv[r * w + 1] = k[1];
+        uint64_t h = hash[i], s = h & mask;
+        uint32_t tag = (uint32_t)(h >> 28) & ~rm;
+        for (;; s = (s + 1) & mask) {
+            uint32_t e = slots[s];
+            if (!e) {
+                slots[s] = tag | (uint32_t)(r + 1);
+                distinct++;
+                break;
+            }
+            if ((e & ~rm) != tag) continue;
+            int64_t head = (int64_t)(e & rm) - 1;
+            const uint64_t *hk = row_kv + head * w;
+            if (hk[0] == k[0] && (w == 1 || hk[1] == k[1])) { /* into the head's chain */
+                next[r] = next[head];
+                next[head] = (int32_t)r;
+                break;
+            }
+        }
+    }
+    j->n_rows = r;
+    j->n_distinct += distinct;
+    j->build_null_key |= null_key;
 }
 
 /* Indexes every kept build batch: the arrays and the table allocated once for n_kept rows. */
@@ -347,10 +383,17 @@ static void build_index(join_op *j)
         cs_col_batch *b = j->bb[bi];
         int64_t n = b->num_rows;
         batch_keys(j, b, j->build_keys);
-        uint64_t mask = (uint64_t)j->cap - 1;
+        if (j->words == 1) {
+            insert_word_rows(j, bi, n, 1);
+            continue;
+        }
+        if (j->words == 2) {
+            insert_word_rows(j, bi, n, 2);
+            continue;
+        }
+        uint64_t mask = (uint64_t)j->cap - 1; /* encoded keys */
         for (int64_t i = 0; i < n; i++) {
-            /* the slot of a row 16 ahead, and the head row a row 8 ahead meets, while this one
-             * inserts (the table is far larger than the caches on a big build side) */
+            /* prefetches as insert_word_rows' */
             if (i + 16 < n) __builtin_prefetch(&j->slots[j->key_hash[i + 16] & mask], 1);
             if (i + 8 < n) {
                 uint64_t h8 = j->key_hash[i + 8];
@@ -358,10 +401,7 @@ static void build_index(join_op *j)
                 if (e && (e & ~j->row_mask) == slot_tag(j, h8)) {
                     int32_t ahead = slot_row(j, e);
                     __builtin_prefetch(&j->next[ahead], 1);
-                    if (j->words)
-                        __builtin_prefetch(&j->row_kv[(int64_t)ahead * j->words]);
-                    else
-                        __builtin_prefetch(&j->row_hash[ahead]);
+                    __builtin_prefetch(&j->row_hash[ahead]);
                 }
             }
             int64_t r = j->n_rows++;
@@ -370,10 +410,7 @@ static void build_index(join_op *j)
                 j->build_null_key = true;
                 continue;
             }
-            if (j->words)
-                memcpy(j->row_kv + r * j->words, j->kv + i * j->words, 8 * (size_t)j->words);
-            else
-                j->row_hash[r] = j->key_hash[i];
+            j->row_hash[r] = j->key_hash[i];
             table_insert(j, r, i);
         }
     }
@@ -478,19 +515,11 @@ static int flush_pairs(join_op *j, cs_col_batch *P, int64_t np, cs_error *err)
     return CS_OK;
 }
 
-/* The first build row whose key equals key i of the current batch keys, or -1. */
+/* The first build row whose encoded key equals key i of the current batch keys, or -1. */
 static int32_t lookup(const join_op *j, int64_t i)
 {
-    if (j->cap == 0) return -1;
     uint64_t h = j->key_hash[i], mask = (uint64_t)j->cap - 1, s = h & mask;
     uint32_t tag = slot_tag(j, h), rm = j->row_mask;
-    if (j->words) {
-        for (;; s = (s + 1) & mask) {
-            uint32_t e = j->slots[s];
-            if (!e) return -1;
-            if ((e & ~rm) == tag && words_equal(j, slot_row(j, e), i)) return slot_row(j, e);
-        }
-    }
     size_t len = (size_t)(j->kb.off[i + 1] - j->kb.off[i]);
     const uint8_t *key = j->kb.bytes + j->kb.off[i];
     for (;; s = (s + 1) & mask) {
@@ -499,6 +528,74 @@ static int32_t lookup(const join_op *j, int64_t i)
         if ((e & ~rm) != tag) continue;
         int32_t head = slot_row(j, e);
         if (j->row_hash[head] == h && memcmp(j->row_key[head], key, len) == 0) return head;
+    }
+}
+
+/* lookup_batch for keys of w words (1 or 2, a constant once inlined), the table's fields in
+ * locals: the slot of a row 16 ahead and the key words of the head a row 8 ahead meets (when its
+ * tag agrees) are fetched while this row looks up. */
+static inline __attribute__((always_inline)) void lookup_words(const join_op *j, int64_t n, int w,
+                                                               int32_t *first)
+{
+    const uint32_t *slots = j->slots;
+    uint32_t rm = j->row_mask;
+    const uint64_t *row_kv = j->row_kv, *kv = j->kv, *hash = j->key_hash;
+    const uint8_t *key_null = j->key_null;
+    uint64_t mask = (uint64_t)j->cap - 1;
+    for (int64_t i = 0; i < n; i++) {
+        if (i + 16 < n) __builtin_prefetch(&slots[hash[i + 16] & mask]);
+        if (i + 8 < n) {
+            uint64_t h8 = hash[i + 8];
+            uint32_t e8 = slots[h8 & mask];
+            if (e8 && (e8 & ~rm) == ((uint32_t)(h8 >> 28) & ~rm))
+                __builtin_prefetch(&row_kv[((int64_t)(e8 & rm) - 1) * w]);
+        }
+        int32_t found = -1;
+        if (!key_null[i]) {
+            const uint64_t *k = kv + i * w;
+            uint64_t h = hash[i], s = h & mask;
+            uint32_t tag = (uint32_t)(h >> 28) & ~rm;
+            for (;; s = (s + 1) & mask) {
+                uint32_t e = slots[s];
+                if (!e) break;
+                if ((e & ~rm) != tag) continue;
+                int64_t head = (int64_t)(e & rm) - 1;
+                const uint64_t *hk = row_kv + head * w;
+                if (hk[0] == k[0] && (w == 1 || hk[1] == k[1])) {
+                    found = (int32_t)head;
+                    break;
+                }
+            }
+        }
+        first[i] = found;
+    }
+}
+
+/* The first build row matching each of the n keys of the current batch keys into first[] (-1:
+ * none, or a null key): one pass over the batch before any pair is made. */
+static void lookup_batch(join_op *j, int64_t n, int32_t *first)
+{
+    if (j->cap == 0) {
+        for (int64_t i = 0; i < n; i++)
+            first[i] = -1;
+    } else if (j->words == 1) {
+        lookup_words(j, n, 1, first);
+    } else if (j->words == 2) {
+        lookup_words(j, n, 2, first);
+    } else {
+        uint64_t mask = (uint64_t)j->cap - 1;
+        for (int64_t i = 0; i < n; i++) {
+            if (i + 16 < n) __builtin_prefetch(&j->slots[j->key_hash[i + 16] & mask]);
+            if (i + 8 < n) {
+                uint64_t h8 = j->key_hash[i + 8];
+                uint32_t e = j->slots[h8 & mask];
+                if (e && (e & ~j->row_mask) == slot_tag(j, h8)) {
+                    __builtin_prefetch(&j->row_hash[slot_row(j, e)]);
+                    __builtin_prefetch(&j->row_key[slot_row(j, e)]);
+                }
+            }
+            first[i] = j->key_null[i] ? -1 : lookup(j, i);
+        }
     }
 }
 
@@ -546,7 +643,9 @@ static int probe_batch(join_op *j, cs_col_batch *P, cs_error *err)
         free(j->probe_matched);
         free(j->act_row);
         free(j->act_next);
+        free(j->probe_first);
         j->probe_matched = cs_xmalloc((size_t)n);
+        j->probe_first = cs_xmalloc(sizeof *j->probe_first * (size_t)n);
         j->act_row = cs_xmalloc(sizeof *j->act_row * (size_t)n);
         j->act_next = cs_xmalloc(sizeof *j->act_next * (size_t)n);
     }
@@ -562,22 +661,11 @@ static int probe_batch(join_op *j, cs_col_batch *P, cs_error *err)
     bool rounds = !emits_pairs(j->type) && j->condition && probe_left;
     int64_t np = 0, na = 0;
     int rc = CS_OK;
+    int32_t *first = j->probe_first;
+    lookup_batch(j, n, first);
     for (int64_t i = 0; i < n && rc == CS_OK; i++) {
-        if (j->cap > 0 && i + 16 < n) /* the slot of a row 16 ahead, while this one probes */
-            __builtin_prefetch(&j->slots[j->key_hash[i + 16] & (uint64_t)(j->cap - 1)]);
-        if (j->cap > 0 && i + 8 < n) {
-            uint64_t h8 = j->key_hash[i + 8];
-            uint32_t e = j->slots[h8 & (uint64_t)(j->cap - 1)];
-            int32_t ahead = e && (e & ~j->row_mask) == slot_tag(j, h8) ? slot_row(j, e) : -1;
-            if (ahead >= 0 && j->words) {
-                __builtin_prefetch(&j->row_kv[(int64_t)ahead * j->words]);
-            } else if (ahead >= 0) {
-                __builtin_prefetch(&j->row_hash[ahead]);
-                __builtin_prefetch(&j->row_key[ahead]);
-            }
-        }
-        if (j->key_null[i]) continue;
-        int32_t r = lookup(j, i);
+        if (i + 8 < n && first[i + 8] >= 0) __builtin_prefetch(&j->next[first[i + 8]]);
+        int32_t r = first[i];
         if (r < 0) continue;
         if (!need_pairs) {
             j->probe_matched[i] = 1;
@@ -979,6 +1067,7 @@ static void join_destroy(cs_sql_op *op)
     free(j->probe_matched);
     free(j->act_row);
     free(j->act_next);
+    free(j->probe_first);
     free(j->left_keys);
     free(j->right_keys);
     cs_col_type_unref(j->pairs_schema);
