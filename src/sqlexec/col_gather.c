@@ -18,18 +18,24 @@ static const cs_column *src_of(cs_column *const *srcs, const int32_t *bidx, int6
     return srcs[bidx ? bidx[i] : 0];
 }
 
-static void set_validity(cs_column *out, cs_column *const *srcs, const int32_t *bidx,
+/* The validity of the gathered rows: none when no row is null (no null row index, no source
+ * holding a null: null_count is the column's invariant, so a source's bitmap without nulls is
+ * not read row by row). */
+static void set_validity(cs_column *out, cs_column *const *srcs, int32_t nsrc, const int32_t *bidx,
                          const int32_t *ridx, int64_t n)
 {
-    bool any = false;
-    for (int64_t i = 0; i < n && !any; i++)
-        any = ridx[i] < 0 || src_of(srcs, bidx, i)->validity != NULL;
-    if (!any) return;
+    int32_t min_row = 0;
+    for (int64_t i = 0; i < n; i++)
+        min_row = ridx[i] < min_row ? ridx[i] : min_row;
+    bool src_nulls = false;
+    for (int32_t s = 0; s < nsrc && !src_nulls; s++)
+        src_nulls = srcs[s] && srcs[s]->validity && srcs[s]->null_count > 0;
+    if (!src_nulls && min_row >= 0) return;
     out->validity_size = (size_t)(n + 7) / 8;
     out->validity = cs_col_buffer_alloc(out->alloc, out->validity_size);
     int64_t nulls = 0;
     for (int64_t i = 0; i < n; i++) {
-        bool v = ridx[i] >= 0 && cs_column_is_valid(src_of(srcs, bidx, i), ridx[i]);
+        bool v = ridx[i] >= 0 && (!src_nulls || cs_column_is_valid(src_of(srcs, bidx, i), ridx[i]));
         if (v)
             out->validity[i >> 3] |= (uint8_t)(1u << (i & 7));
         else
@@ -114,8 +120,12 @@ cs_column *cs_sql_gather(cs_col_type *type, cs_column *const *srcs, const int32_
         cs_col_builder_free(b);
         return c;
     }
+    int32_t nsrc = 1; /* the sources the rows read: srcs[0, nsrc) */
+    if (bidx)
+        for (int64_t i = 0; i < n; i++)
+            nsrc = bidx[i] >= nsrc ? bidx[i] + 1 : nsrc;
     cs_column *out = cs_column_new_raw(alloc, cs_col_type_ref(type), n);
-    set_validity(out, srcs, bidx, ridx, n);
+    set_validity(out, srcs, nsrc, bidx, ridx, n);
     cs_type_id id = type->id;
     if (id == CS_TYPE_NULL) return out;
     if (id == CS_TYPE_BOOLEAN) {
@@ -141,6 +151,19 @@ cs_column *cs_sql_gather(cs_col_type *type, cs_column *const *srcs, const int32_
             int32_t *o = (int32_t *)(void *)d;
             for (int64_t i = 0; i < n; i++)
                 o[i] = ridx[i] >= 0 ? s[ridx[i]] : 0;
+        } else if (w == 8 || w == 4) { /* several sources: their value arrays, then one loop */
+            const uint8_t **vals = cs_xmalloc(sizeof *vals * (size_t)nsrc);
+            for (int32_t s = 0; s < nsrc; s++)
+                vals[s] = srcs[s] ? srcs[s]->values : NULL;
+            if (w == 8)
+                for (int64_t i = 0; i < n; i++)
+                    ((int64_t *)(void *)d)[i] =
+                        ridx[i] >= 0 ? ((const int64_t *)(const void *)vals[bidx[i]])[ridx[i]] : 0;
+            else
+                for (int64_t i = 0; i < n; i++)
+                    ((int32_t *)(void *)d)[i] =
+                        ridx[i] >= 0 ? ((const int32_t *)(const void *)vals[bidx[i]])[ridx[i]] : 0;
+            free(vals);
         } else {
             gather_fixed(d, w, srcs, bidx, ridx, n);
         }
@@ -173,10 +196,6 @@ cs_column *cs_sql_gather(cs_col_type *type, cs_column *const *srcs, const int32_
         int nf = type->n_fields;
         out->n_children = nf;
         out->children = cs_xcalloc((size_t)(nf > 0 ? nf : 1), sizeof *out->children);
-        int nsrc = 1;
-        if (bidx)
-            for (int64_t i = 0; i < n; i++)
-                if (bidx[i] + 1 > nsrc) nsrc = bidx[i] + 1;
         cs_column **ch = cs_xmalloc(sizeof *ch * (size_t)nsrc);
         for (int f = 0; f < nf; f++) {
             for (int s = 0; s < nsrc; s++)
@@ -202,10 +221,6 @@ cs_column *cs_sql_gather(cs_col_type *type, cs_column *const *srcs, const int32_
     int nch = srcs[0]->n_children;
     out->n_children = nch;
     out->children = cs_xcalloc((size_t)(nch > 0 ? nch : 1), sizeof *out->children);
-    int nsrc = 1;
-    if (bidx)
-        for (int64_t i = 0; i < n; i++)
-            if (bidx[i] + 1 > nsrc) nsrc = bidx[i] + 1;
     cs_column **ch = cs_xmalloc(sizeof *ch * (size_t)nsrc);
     for (int f = 0; f < nch; f++) {
         for (int s = 0; s < nsrc; s++)

@@ -5,24 +5,21 @@
  * anti (NOT IN), with equi-keys by ordinal and an optional residual condition callback
  * (sql_ops.h). Null keys never match.
  *
- * Build: the build batches are kept first (references; their memory is already the task's), so
- * that the row count is known and the index is allocated once at its final size (no regrowth, no
- * rehash). Then each row with no null key goes into an open-addressing table of chain heads: rows
- * with equal keys form a chain (next[]), so the table holds distinct keys and a probe walks only
- * its matches. Every build row has a global index (its batch and row) and a matched flag, for
- * outer joins' unmatched build rows and for semi / anti joins that build the left side.
- *
- * Keys: one or two integral keys (byte .. long, date, timestamp, intervals; TPC-H's composite
- * keys such as (ps_partkey, ps_suppkey)) are used as their values, one or two 64-bit words per
- * row compared directly and hashed with a multiply-xorshift mix; any other key list is encoded a
- * batch at a time (sort_keys.c) into bytes kept in an arena and hashed with XXH3.
+ * Build: the build side is kept whole and indexed once at its final size by the build table
+ * (hash_join_table.c: chains of equal keys under tagged open-addressing slots; one or two
+ * integral keys compared as 64-bit words, any other key list encoded into bytes). Every build row
+ * has a global index (its batch and row) and a matched flag, for outer joins' unmatched build
+ * rows and for semi / anti joins that build the left side.
  *
  * Probe: keys of the whole probe batch are encoded and hashed at once; candidate pairs (probe
  * row, build row) are collected up to cs_sql_batch_rows at a time, gathered into a batch (left
  * columns then right), filtered by the residual condition when there is one, and their rows
- * marked matched. After the probe batch: its unmatched rows (outer on the probe side), its
- * matched rows (semi) or unmatched ones (anti). After the probe side: unmatched build rows (outer
- * on the build side, anti building left) or matched ones (semi building left).
+ * marked matched. A semi / anti join probing the left side under a condition needs only one pair
+ * holding per probe row: its matches are tried in rounds (1, 2, 4, .. more per row) and a row
+ * leaves once one holds, as Spark's semi join stops at the first match the condition accepts. After
+ * the probe batch: its unmatched rows (outer on the probe side), its matched rows (semi) or
+ * unmatched ones (anti). After the probe side: unmatched build rows (outer on the build side, anti
+ * building left) or matched ones (semi building left).
  *
  * Grace hash join: when the task is over its execution memory while the build side is read
  * (cs_sql_should_spill), both sides are partitioned by the top bits of their key hashes into 16
@@ -43,74 +40,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sqlexec/hash_join_internal.h"
 #include "sqlexec/sql_error.h"
-#include "sqlexec/sql_ops_internal.h"
-#include "common/hmap.h"
-
-#define GRACE_PARTS 16
-
-enum phase { PH_BUILD, PH_PROBE, PH_LOAD_PART, PH_PROBE_PART, PH_PROBE_REST, PH_DONE };
-
-typedef struct out_queue {
-    cs_col_batch **b;
-    int n, head, cap;
-} out_queue;
-
-typedef struct join_op {
-    cs_sql_op base;
-    cs_hash_join_type type;
-    cs_build_side build_side;
-    int n_keys;
-    cs_sort_key *left_keys, *right_keys;
-    cs_join_condition_fn condition;
-    void *condition_arg;
-    cs_col_type *pairs_schema; /* left ++ right (the condition's input) */
-    int probe_child, build_child;
-    const cs_sort_key *probe_keys, *build_keys;
-    /* build side */
-    cs_col_batch **bb;
-    int nbb, bb_cap;
-    int64_t bb_memory;                   /* bytes of the kept build batches */
-    int64_t n_kept;                      /* rows of the kept build batches */
-    int32_t *row_batch, *row_idx, *next; /* next: the chain of rows with the same key */
-    uint8_t *matched;
-    int64_t n_rows, rows_cap; /* rows indexed; rows the index arrays hold */
-    int words;                /* integral keys (1 or 2): row_kv, else 0: row_key and row_hash */
-    uint64_t *row_kv;         /* the key values of each build row, `words` per row */
-    cs_sql_arena arena;       /* build keys */
-    uint8_t **row_key;        /* encoded key of each build row (NULL: a null key) */
-    uint64_t *row_hash;
-    int32_t *slots; /* chain heads */
-    int64_t cap, n_distinct;
-    /* the keys of the batch being built or probed: kb, or kv / kv_null / kv_hash for words;
-     * key_null and key_hash point at whichever holds them */
-    cs_sql_keybuf kb;
-    uint64_t *kv, *kv_hash;
-    uint8_t *kv_null;
-    int64_t kv_cap;
-    const uint8_t *key_null;
-    const uint64_t *key_hash;
-    /* global facts (null-aware anti) */
-    int64_t build_total;
-    bool build_null_key;
-    /* probe scratch */
-    int32_t *pi, *pb;
-    int64_t pairs_cap;
-    uint8_t *probe_matched;
-    int64_t probe_cap;
-    out_queue q;
-    enum phase phase;
-    bool grace;
-    cs_sql_spill *gbuild[GRACE_PARTS], *gprobe[GRACE_PARTS];
-    int part;
-    /* a partition joined block by block */
-    bool blocked;       /* this partition's build side did not fit */
-    bool block_more;    /* build rows of this partition wait for the next block */
-    int64_t block;      /* blocks of this partition loaded so far */
-    uint8_t *pmatched;  /* blocked: probe row r of the partition matched in some block */
-    int64_t pmatched_n; /* the partition's probe rows */
-    int64_t probe_row0; /* the partition's probe row of the current batch's first row */
-} join_op;
 
 static bool emits_pairs(cs_hash_join_type t)
 {
@@ -123,13 +54,13 @@ static bool is_semi_anti(cs_hash_join_type t)
     return t == CS_HJ_LEFT_SEMI || t == CS_HJ_LEFT_ANTI || t == CS_HJ_LEFT_ANTI_NULL_AWARE;
 }
 
-static bool preserves(const join_op *j, int child)
+static bool preserves(const cs_sql_hj *j, int child)
 {
     return j->type == CS_HJ_FULL_OUTER || (child == 0 && j->type == CS_HJ_LEFT_OUTER) ||
            (child == 1 && j->type == CS_HJ_RIGHT_OUTER);
 }
 
-static void push(join_op *j, cs_col_batch *b)
+static void push(cs_sql_hj *j, cs_col_batch *b)
 {
     if (!b) return;
     if (b->num_rows == 0) {
@@ -143,216 +74,11 @@ static void push(join_op *j, cs_col_batch *b)
     j->q.b[j->q.n++] = b;
 }
 
-/* ---- the build table ---- */
-
-static void build_reset(join_op *j)
-{
-    cs_col_allocator *al = j->base.ctx->alloc;
-    for (int i = 0; i < j->nbb; i++)
-        cs_col_batch_unref(j->bb[i]);
-    j->nbb = 0;
-    j->bb_memory = 0;
-    j->n_kept = 0;
-    size_t rc = (size_t)j->rows_cap;
-    cs_col_buffer_free(al, j->row_batch, rc * 4);
-    cs_col_buffer_free(al, j->row_idx, rc * 4);
-    cs_col_buffer_free(al, j->next, rc * 4);
-    cs_col_buffer_free(al, j->matched, rc);
-    if (j->words) {
-        cs_col_buffer_free(al, j->row_kv, rc * 8 * (size_t)j->words);
-    } else {
-        cs_col_buffer_free(al, j->row_key, rc * sizeof *j->row_key);
-        cs_col_buffer_free(al, j->row_hash, rc * 8);
-    }
-    cs_col_buffer_free(al, j->slots, (size_t)j->cap * 4);
-    j->row_batch = j->row_idx = j->next = j->slots = NULL;
-    j->matched = NULL;
-    j->row_kv = NULL;
-    j->row_key = NULL;
-    j->row_hash = NULL;
-    j->n_rows = j->rows_cap = j->cap = j->n_distinct = 0;
-    cs_sql_arena_reset(&j->arena);
-    j->arena.alloc = al;
-}
-
-/* The keys of every row of b (keys: the side's key list) into key_null / key_hash, and kv (the
- * values, `words` per row) or kb (the encodings). */
-static void batch_keys(join_op *j, const cs_col_batch *b, const cs_sort_key *keys)
-{
-    int64_t n = b->num_rows;
-    int w = j->words;
-    if (!w) {
-        cs_sql_keys_encode(&j->kb, b, keys, j->n_keys, true);
-        j->key_null = j->kb.any_null;
-        j->key_hash = j->kb.hash;
-        return;
-    }
-    if (n > j->kv_cap) {
-        j->kv_cap = n;
-        free(j->kv);
-        free(j->kv_hash);
-        free(j->kv_null);
-        j->kv = cs_xmalloc(sizeof *j->kv * (size_t)n * (size_t)w);
-        j->kv_hash = cs_xmalloc(sizeof *j->kv_hash * (size_t)n);
-        j->kv_null = cs_xmalloc((size_t)n);
-    }
-    const cs_column *c0 = b->columns[keys[0].ordinal];
-    cs_sql_key_words(c0, n, j->kv, w);
-    if (w == 1) {
-        for (int64_t i = 0; i < n; i++) {
-            j->kv_null[i] = !cs_column_is_valid(c0, i);
-            j->kv_hash[i] = cs_hash_mix64(j->kv[i]);
-        }
-    } else {
-        const cs_column *c1 = b->columns[keys[1].ordinal];
-        cs_sql_key_words(c1, n, j->kv + 1, w);
-        for (int64_t i = 0; i < n; i++) {
-            j->kv_null[i] = !cs_column_is_valid(c0, i) || !cs_column_is_valid(c1, i);
-            j->kv_hash[i] = cs_hash_mix64(cs_hash_mix64(j->kv[2 * i]) + j->kv[2 * i + 1]);
-        }
-    }
-    j->key_null = j->kv_null;
-    j->key_hash = j->kv_hash;
-}
-
-/* Whether build row r's key words equal key i of the current batch keys. */
-static inline bool words_equal(const join_op *j, int64_t r, int64_t i)
-{
-    const uint64_t *a = j->row_kv + r * j->words, *b = j->kv + i * j->words;
-    return a[0] == b[0] && (j->words == 1 || a[1] == b[1]);
-}
-
-/* The slots of the table for `rows` build rows: a power of two at least twice the rows, so the
- * table is at most half full whatever the number of distinct keys. */
-static int64_t table_slots(int64_t rows)
-{
-    int64_t cap = 1024;
-    while (cap < 2 * rows)
-        cap *= 2;
-    return cap;
-}
-
-/* Bytes the index of `rows` build rows takes (the arrays build_index allocates; the key arena
- * is counted apart). */
-static int64_t index_bytes(const join_op *j, int64_t rows)
-{
-    int64_t per_row = 4 + 4 + 4 + 1 + (j->words ? 8 * j->words : 8 + (int64_t)sizeof(uint8_t *));
-    return rows * per_row + (int64_t)cs_col_padded((size_t)table_slots(rows) * 4);
-}
-
-/* Keeps a build batch (taking the reference) for build_index. */
-static void build_keep(join_op *j, cs_col_batch *b)
-{
-    if (j->nbb == j->bb_cap) {
-        j->bb_cap = j->bb_cap ? 2 * j->bb_cap : 64;
-        j->bb = cs_xrealloc(j->bb, sizeof *j->bb * (size_t)j->bb_cap);
-    }
-    j->bb[j->nbb++] = b;
-    j->bb_memory += cs_col_batch_memory(b);
-    j->n_kept += b->num_rows;
-}
-
-/* Inserts build row r with key i of the current batch keys into the table. */
-static void table_insert(join_op *j, int64_t r, int64_t i)
-{
-    uint64_t mask = (uint64_t)j->cap - 1, s = j->key_hash[i] & mask;
-    if (j->words) {
-        for (;; s = (s + 1) & mask) {
-            int32_t head = j->slots[s];
-            if (head < 0) {
-                j->slots[s] = (int32_t)r;
-                j->n_distinct++;
-                return;
-            }
-            if (words_equal(j, head, i)) { /* the same key: into the head's chain */
-                j->next[r] = j->next[head];
-                j->next[head] = (int32_t)r;
-                return;
-            }
-        }
-    }
-    size_t len = (size_t)(j->kb.off[i + 1] - j->kb.off[i]);
-    const uint8_t *key = j->kb.bytes + j->kb.off[i];
-    uint64_t h = j->key_hash[i];
-    for (;; s = (s + 1) & mask) {
-        int32_t head = j->slots[s];
-        if (head < 0) {
-            uint8_t *k = cs_sql_arena_alloc(&j->arena, len ? len : 1);
-            memcpy(k, key, len);
-            j->row_key[r] = k;
-            j->slots[s] = (int32_t)r;
-            j->n_distinct++;
-            return;
-        }
-        if (j->row_hash[head] == h && memcmp(j->row_key[head], key, len) == 0) {
-            j->row_key[r] = j->row_key[head]; /* the key bytes are shared */
-            j->next[r] = j->next[head];
-            j->next[head] = (int32_t)r;
-            return;
-        }
-    }
-}
-
-/* Indexes every kept build batch: the arrays and the table allocated once for n_kept rows. */
-static void build_index(join_op *j)
-{
-    cs_col_allocator *al = j->base.ctx->alloc;
-    size_t c = (size_t)j->n_kept;
-    j->rows_cap = j->n_kept;
-    j->row_batch = cs_col_buffer_alloc(al, c * 4);
-    j->row_idx = cs_col_buffer_alloc(al, c * 4);
-    j->next = cs_col_buffer_alloc(al, c * 4);
-    j->matched = cs_col_buffer_alloc(al, c);
-    if (j->words) {
-        j->row_kv = cs_col_buffer_alloc(al, c * 8 * (size_t)j->words);
-    } else {
-        j->row_key = cs_col_buffer_alloc(al, c * sizeof *j->row_key);
-        j->row_hash = cs_col_buffer_alloc(al, c * 8);
-    }
-    j->cap = table_slots(j->n_kept);
-    j->slots = cs_col_buffer_alloc(al, (size_t)j->cap * 4);
-    memset(j->slots, 0xFF, (size_t)j->cap * 4);
-    if (c > 0) memset(j->next, 0xFF, c * 4);
-    for (int bi = 0; bi < j->nbb; bi++) {
-        cs_col_batch *b = j->bb[bi];
-        int64_t n = b->num_rows;
-        batch_keys(j, b, j->build_keys);
-        uint64_t mask = (uint64_t)j->cap - 1;
-        for (int64_t i = 0; i < n; i++) {
-            /* the slot of a row 16 ahead, and the head row a row 8 ahead meets, while this one
-             * inserts (the table is far larger than the caches on a big build side) */
-            if (i + 16 < n) __builtin_prefetch(&j->slots[j->key_hash[i + 16] & mask], 1);
-            if (i + 8 < n) {
-                int32_t ahead = j->slots[j->key_hash[i + 8] & mask];
-                if (ahead >= 0) {
-                    __builtin_prefetch(&j->next[ahead], 1);
-                    if (j->words)
-                        __builtin_prefetch(&j->row_kv[(int64_t)ahead * j->words]);
-                    else
-                        __builtin_prefetch(&j->row_hash[ahead]);
-                }
-            }
-            int64_t r = j->n_rows++;
-            j->row_batch[r] = bi;
-            j->row_idx[r] = (int32_t)i;
-            if (j->key_null[i]) {
-                j->build_null_key = true;
-                continue;
-            }
-            if (j->words)
-                memcpy(j->row_kv + r * j->words, j->kv + i * j->words, 8 * (size_t)j->words);
-            else
-                j->row_hash[r] = j->key_hash[i];
-            table_insert(j, r, i);
-        }
-    }
-}
-
 /* ---- output ---- */
 
 /* A batch of n rows: probe columns from P (pidx[i] < 0: null) and build columns from the build
  * rows brow[i] (< 0: null). both: left ++ right (the pairs' schema), else the output schema. */
-static cs_col_batch *make_rows(join_op *j, cs_col_batch *P, const int32_t *pidx,
+static cs_col_batch *make_rows(cs_sql_hj *j, cs_col_batch *P, const int32_t *pidx,
                                const int32_t *brow, int64_t n, bool both)
 {
     cs_col_allocator *al = j->base.ctx->alloc;
@@ -364,8 +90,10 @@ static cs_col_batch *make_rows(join_op *j, cs_col_batch *P, const int32_t *pidx,
     int32_t *bb = cs_xmalloc(sizeof *bb * (size_t)(n > 0 ? n : 1));
     int32_t *br = cs_xmalloc(sizeof *br * (size_t)(n > 0 ? n : 1));
     for (int64_t i = 0; i < n; i++) {
-        bb[i] = brow[i] < 0 ? 0 : j->row_batch[brow[i]];
-        br[i] = brow[i] < 0 ? -1 : j->row_idx[brow[i]];
+        if (i + 16 < n && brow[i + 16] >= 0) __builtin_prefetch(&j->row_loc[brow[i + 16]]);
+        uint64_t loc = brow[i] < 0 ? 0 : j->row_loc[brow[i]];
+        bb[i] = (int32_t)(loc >> 32);
+        br[i] = brow[i] < 0 ? -1 : (int32_t)(uint32_t)loc;
     }
     int nsrc = j->nbb > 0 ? j->nbb : 1;
     cs_column **src = cs_xcalloc((size_t)nsrc, sizeof *src);
@@ -396,7 +124,7 @@ static cs_col_batch *make_rows(join_op *j, cs_col_batch *P, const int32_t *pidx,
     return out;
 }
 
-static void ensure_scratch(join_op *j, int64_t n)
+static void ensure_scratch(cs_sql_hj *j, int64_t n)
 {
     if (n > j->pairs_cap) {
         j->pairs_cap = n;
@@ -408,7 +136,7 @@ static void ensure_scratch(join_op *j, int64_t n)
 }
 
 /* Handles np candidate pairs (j->pi, j->pb): residual condition, matched flags, output. */
-static int flush_pairs(join_op *j, cs_col_batch *P, int64_t np, cs_error *err)
+static int flush_pairs(cs_sql_hj *j, cs_col_batch *P, int64_t np, cs_error *err)
 {
     if (np == 0) return CS_OK;
     cs_col_batch *pairs = NULL;
@@ -445,60 +173,73 @@ static int flush_pairs(join_op *j, cs_col_batch *P, int64_t np, cs_error *err)
     return CS_OK;
 }
 
-/* The first build row whose key equals key i of the current batch keys, or -1. */
-static int32_t lookup(const join_op *j, int64_t i)
+static void emit_probe_rows(cs_sql_hj *j, cs_col_batch *P, const uint8_t *m);
+
+/* A semi / anti join probing the left side under a residual condition: a probe row is decided by
+ * its first pair for which the condition holds, so its matches are tried in rounds (1, 2, 4, ..
+ * of each row's next matches per round) and a row leaves once a pair holds, instead of pairing
+ * it with every build row of its key. na rows open (act_row, act_next: their first match). */
+static int probe_rounds(cs_sql_hj *j, cs_col_batch *P, int64_t na, cs_error *err)
 {
-    if (j->cap == 0) return -1;
-    uint64_t h = j->key_hash[i], mask = (uint64_t)j->cap - 1, s = h & mask;
-    if (j->words) {
-        for (;; s = (s + 1) & mask) {
-            int32_t head = j->slots[s];
-            if (head < 0 || words_equal(j, head, i)) return head;
+    int64_t chunk = cs_sql_batch_rows(j->base.ctx), take = 1, np = 0;
+    int rc = CS_OK;
+    while (na > 0 && rc == CS_OK) {
+        int64_t still = 0;
+        for (int64_t a = 0; a < na && rc == CS_OK; a++) {
+            int32_t i = j->act_row[a], r = j->act_next[a];
+            if (j->probe_matched[i]) continue; /* decided by an earlier chunk of this round */
+            for (int64_t t = 0; t < take && r >= 0 && rc == CS_OK; t++, r = j->next[r]) {
+                j->pi[np] = i;
+                j->pb[np++] = r;
+                if (np == chunk) {
+                    rc = flush_pairs(j, P, np, err);
+                    np = 0;
+                }
+            }
+            if (r >= 0) { /* still <= a: the open rows are compacted in place */
+                j->act_row[still] = i;
+                j->act_next[still++] = r;
+            }
         }
+        if (rc == CS_OK) rc = flush_pairs(j, P, np, err);
+        np = 0;
+        na = still;
+        if (take < chunk) take *= 2;
     }
-    size_t len = (size_t)(j->kb.off[i + 1] - j->kb.off[i]);
-    const uint8_t *key = j->kb.bytes + j->kb.off[i];
-    for (;; s = (s + 1) & mask) {
-        int32_t head = j->slots[s];
-        if (head < 0) return -1;
-        if (j->row_hash[head] == h && memcmp(j->row_key[head], key, len) == 0) return head;
-    }
+    return rc;
 }
 
-static void emit_probe_rows(join_op *j, cs_col_batch *P, const uint8_t *m);
-
-static int probe_batch(join_op *j, cs_col_batch *P, cs_error *err)
+static int probe_batch(cs_sql_hj *j, cs_col_batch *P, cs_error *err)
 {
     int64_t n = P->num_rows, chunk = cs_sql_batch_rows(j->base.ctx);
     if (n > j->probe_cap) {
         j->probe_cap = n;
         free(j->probe_matched);
+        free(j->act_row);
+        free(j->act_next);
+        free(j->probe_first);
         j->probe_matched = cs_xmalloc((size_t)n);
+        j->probe_first = cs_xmalloc(sizeof *j->probe_first * (size_t)n);
+        j->act_row = cs_xmalloc(sizeof *j->act_row * (size_t)n);
+        j->act_next = cs_xmalloc(sizeof *j->act_next * (size_t)n);
     }
     memset(j->probe_matched, 0, (size_t)n);
     ensure_scratch(j, n > chunk ? n : chunk);
-    batch_keys(j, P, j->probe_keys);
+    cs_sql_hj_batch_keys(j, P, j->probe_keys);
     bool probe_left = j->probe_child == 0;
     bool need_pairs = emits_pairs(j->type) || j->condition || !probe_left;
     /* a semi / anti join building the left side with no residual condition only marks the build
      * rows its keys meet */
     bool mark_build = !emits_pairs(j->type) && !j->condition && !probe_left;
-    int64_t np = 0;
+    /* semi / anti probing the left side under a condition: the first pair holding decides */
+    bool rounds = !emits_pairs(j->type) && j->condition && probe_left;
+    int64_t np = 0, na = 0;
     int rc = CS_OK;
+    int32_t *first = j->probe_first;
+    cs_sql_hj_lookup_batch(j, n, first);
     for (int64_t i = 0; i < n && rc == CS_OK; i++) {
-        if (j->cap > 0 && i + 16 < n) /* the slot of a row 16 ahead, while this one probes */
-            __builtin_prefetch(&j->slots[j->key_hash[i + 16] & (uint64_t)(j->cap - 1)]);
-        if (j->cap > 0 && i + 8 < n) {
-            int32_t ahead = j->slots[j->key_hash[i + 8] & (uint64_t)(j->cap - 1)];
-            if (ahead >= 0 && j->words) {
-                __builtin_prefetch(&j->row_kv[(int64_t)ahead * j->words]);
-            } else if (ahead >= 0) {
-                __builtin_prefetch(&j->row_hash[ahead]);
-                __builtin_prefetch(&j->row_key[ahead]);
-            }
-        }
-        if (j->key_null[i]) continue;
-        int32_t r = lookup(j, i);
+        if (i + 8 < n && first[i + 8] >= 0) __builtin_prefetch(&j->next[first[i + 8]]);
+        int32_t r = first[i];
         if (r < 0) continue;
         if (!need_pairs) {
             j->probe_matched[i] = 1;
@@ -507,6 +248,11 @@ static int probe_batch(join_op *j, cs_col_batch *P, cs_error *err)
         if (mark_build) {
             for (; r >= 0 && !j->matched[r]; r = j->next[r])
                 j->matched[r] = 1;
+            continue;
+        }
+        if (rounds) {
+            j->act_row[na] = (int32_t)i;
+            j->act_next[na++] = r;
             continue;
         }
         for (; r >= 0 && rc == CS_OK; r = j->next[r]) {
@@ -519,6 +265,7 @@ static int probe_batch(join_op *j, cs_col_batch *P, cs_error *err)
         }
     }
     if (rc == CS_OK) rc = flush_pairs(j, P, np, err);
+    if (rc == CS_OK && na > 0) rc = probe_rounds(j, P, na, err);
     if (rc != CS_OK) return rc;
     if (j->blocked) { /* the probe rows' fate waits for the partition's last block */
         if (j->probe_row0 + n > j->pmatched_n)
@@ -535,7 +282,7 @@ static int probe_batch(join_op *j, cs_col_batch *P, cs_error *err)
 }
 
 /* Whether the probe side's own rows come out (outer: unmatched, semi: matched, anti: unmatched). */
-static bool probe_rows_out(const join_op *j)
+static bool probe_rows_out(const cs_sql_hj *j)
 {
     bool probe_left = j->probe_child == 0;
     return preserves(j, j->probe_child) ||
@@ -544,7 +291,7 @@ static bool probe_rows_out(const join_op *j)
 }
 
 /* The probe batch P's own rows by their matched flags m[] (j->kb: P's keys). */
-static void emit_probe_rows(join_op *j, cs_col_batch *P, const uint8_t *m)
+static void emit_probe_rows(cs_sql_hj *j, cs_col_batch *P, const uint8_t *m)
 {
     int64_t n = P->num_rows, chunk = cs_sql_batch_rows(j->base.ctx);
     bool probe_left = j->probe_child == 0;
@@ -572,7 +319,7 @@ static void emit_probe_rows(join_op *j, cs_col_batch *P, const uint8_t *m)
 
 /* After the probe side: the build rows an outer join keeps unmatched, or a semi / anti join
  * building the left side keeps. */
-static void tail(join_op *j)
+static void tail(cs_sql_hj *j)
 {
     bool build_left = j->build_child == 0;
     bool want_unmatched =
@@ -596,7 +343,7 @@ static void tail(join_op *j)
 
 /* ---- grace partitioning ---- */
 
-static int partition_write(join_op *j, cs_col_batch *b, const cs_sort_key *keys,
+static int partition_write(cs_sql_hj *j, cs_col_batch *b, const cs_sort_key *keys,
                            cs_sql_spill **spills, cs_error *err)
 {
     int64_t n = b->num_rows;
@@ -620,12 +367,12 @@ static int partition_write(join_op *j, cs_col_batch *b, const cs_sort_key *keys,
 }
 
 /* Bytes the build side holds: its batches, and its index (built, or the one it will need). */
-static int64_t build_held(const join_op *j)
+static int64_t build_held(const cs_sql_hj *j)
 {
-    return j->bb_memory + j->arena.held + index_bytes(j, j->n_kept);
+    return j->bb_memory + j->arena.held + cs_sql_hj_index_bytes(j, j->n_kept);
 }
 
-static int start_grace(join_op *j, cs_error *err)
+static int start_grace(cs_sql_hj *j, cs_error *err)
 {
     const cs_sql_exec_ctx *ctx = j->base.ctx;
     for (int p = 0; p < GRACE_PARTS; p++) {
@@ -639,11 +386,11 @@ static int start_grace(join_op *j, cs_error *err)
     int rc = CS_OK;
     for (int i = 0; i < j->nbb && rc == CS_OK; i++)
         rc = partition_write(j, j->bb[i], j->build_keys, j->gbuild, err);
-    build_reset(j);
+    cs_sql_hj_reset(j);
     return rc;
 }
 
-static int do_build(join_op *j, cs_error *err)
+static int do_build(cs_sql_hj *j, cs_error *err)
 {
     cs_sql_op *bc = j->base.children[j->build_child];
     int rc;
@@ -659,15 +406,15 @@ static int do_build(join_op *j, cs_error *err)
             if (rc != CS_OK) return rc;
             continue;
         }
-        build_keep(j, b);
+        cs_sql_hj_keep(j, b);
         int64_t held = build_held(j);
         if (held > peak) peak = held;
-        if (cs_sql_should_spill_before(j->base.ctx, held, index_bytes(j, j->n_kept)) &&
+        if (cs_sql_should_spill_before(j->base.ctx, held, cs_sql_hj_index_bytes(j, j->n_kept)) &&
             (rc = start_grace(j, err)) != CS_OK)
             return rc;
     }
     if (!j->grace) {
-        build_index(j);
+        cs_sql_hj_index(j);
         /* the index may be what brings the task over its share */
         if (cs_sql_should_spill(j->base.ctx, build_held(j)) && (rc = start_grace(j, err)) != CS_OK)
             return rc;
@@ -701,24 +448,24 @@ static int do_build(join_op *j, cs_error *err)
 
 /* ---- a grace partition, block by block: the next block of partition j->part's build side is
  * its rows until the end or until they and their index pass the task's memory (more wait) ---- */
-static int load_block(join_op *j, cs_error *err)
+static int load_block(cs_sql_hj *j, cs_error *err)
 {
     const cs_sql_exec_ctx *ctx = j->base.ctx;
-    build_reset(j);
+    cs_sql_hj_reset(j);
     j->block_more = false;
     int rc;
     cs_col_batch *b;
     while ((rc = cs_sql_spill_next(j->gbuild[j->part], &b, err)) > 0) {
-        build_keep(j, b);
+        cs_sql_hj_keep(j, b);
         int64_t held = build_held(j);
         if (held > j->base.metrics.peak_memory) j->base.metrics.peak_memory = held;
-        if (cs_sql_should_spill_before(ctx, held, index_bytes(j, j->n_kept))) {
+        if (cs_sql_should_spill_before(ctx, held, cs_sql_hj_index_bytes(j, j->n_kept))) {
             j->block_more = true;
             break;
         }
     }
     if (rc < 0) return rc;
-    build_index(j); /* the kept rows, indexed once at their final size */
+    cs_sql_hj_index(j); /* the kept rows, indexed once at their final size */
     if (j->block_more && !j->blocked) {
         j->blocked = true;
         j->pmatched_n = cs_sql_spill_rows(j->gprobe[j->part]);
@@ -733,7 +480,7 @@ static int load_block(join_op *j, cs_error *err)
 }
 
 /* Frees partition j->part's files and moves to the next partition. */
-static void next_part(join_op *j)
+static void next_part(cs_sql_hj *j)
 {
     cs_sql_spill_free(j->gbuild[j->part]);
     cs_sql_spill_free(j->gprobe[j->part]);
@@ -749,7 +496,7 @@ static void next_part(join_op *j)
 
 /* A probe partition's probe pass ended: the next block, the probe rows' own pass, or the next
  * partition. */
-static int end_probe_pass(join_op *j, cs_error *err)
+static int end_probe_pass(cs_sql_hj *j, cs_error *err)
 {
     tail(j);
     if (j->block_more) {
@@ -768,14 +515,14 @@ static int end_probe_pass(join_op *j, cs_error *err)
 }
 
 /* The probe rows of a blocked partition once every block was probed. */
-static int probe_rest(join_op *j, cs_col_batch *P, cs_error *err)
+static int probe_rest(cs_sql_hj *j, cs_col_batch *P, cs_error *err)
 {
     int64_t n = P->num_rows;
     if (j->probe_row0 + n > j->pmatched_n)
         return cs_error_set(err, CS_EIO,
                             "HashJoin: a probe partition gave more rows than it holds (%lld)",
                             (long long)j->pmatched_n);
-    batch_keys(j, P, j->probe_keys); /* key_null: emit_probe_rows reads it */
+    cs_sql_hj_batch_keys(j, P, j->probe_keys); /* key_null: emit_probe_rows reads it */
     emit_probe_rows(j, P, j->pmatched + j->probe_row0);
     j->probe_row0 += n;
     return CS_OK;
@@ -785,7 +532,7 @@ static int probe_rest(join_op *j, cs_col_batch *P, cs_error *err)
 
 static int join_open(cs_sql_op *op, const cs_sql_exec_ctx *ctx, cs_error *err)
 {
-    join_op *j = (join_op *)op;
+    cs_sql_hj *j = (cs_sql_hj *)op;
     j->arena.alloc = ctx->alloc;
     j->phase = PH_BUILD;
     j->build_total = 0;
@@ -797,7 +544,7 @@ static int join_open(cs_sql_op *op, const cs_sql_exec_ctx *ctx, cs_error *err)
 
 static int join_next(cs_sql_op *op, cs_col_batch **out, cs_error *err)
 {
-    join_op *j = (join_op *)op;
+    cs_sql_hj *j = (cs_sql_hj *)op;
     int rc = CS_OK;
     while (j->q.head == j->q.n && rc == CS_OK) {
         j->q.head = j->q.n = 0;
@@ -856,11 +603,11 @@ static int join_next(cs_sql_op *op, cs_col_batch **out, cs_error *err)
 
 static void join_close(cs_sql_op *op)
 {
-    join_op *j = (join_op *)op;
+    cs_sql_hj *j = (cs_sql_hj *)op;
     for (int i = j->q.head; i < j->q.n; i++)
         cs_col_batch_unref(j->q.b[i]);
     j->q.head = j->q.n = 0;
-    build_reset(j);
+    cs_sql_hj_reset(j);
     for (int p = 0; p < GRACE_PARTS; p++) {
         cs_sql_spill_free(j->gbuild[p]);
         cs_sql_spill_free(j->gprobe[p]);
@@ -886,12 +633,15 @@ static void join_close(cs_sql_op *op)
 
 static void join_destroy(cs_sql_op *op)
 {
-    join_op *j = (join_op *)op;
+    cs_sql_hj *j = (cs_sql_hj *)op;
     free(j->q.b);
     free(j->bb);
     free(j->pi);
     free(j->pb);
     free(j->probe_matched);
+    free(j->act_row);
+    free(j->act_next);
+    free(j->probe_first);
     free(j->left_keys);
     free(j->right_keys);
     cs_col_type_unref(j->pairs_schema);
@@ -903,7 +653,7 @@ static const char *const join_names[] = {"Inner",    "LeftOuter", "RightOuter", 
 
 static void join_explain(const cs_sql_op *op, cs_sbuf *out)
 {
-    const join_op *j = (const join_op *)op;
+    const cs_sql_hj *j = (const cs_sql_hj *)op;
     const cs_col_type *l = op->children[0]->schema, *r = op->children[1]->schema;
     cs_sbuf_putc(out, '[');
     for (int k = 0; k < j->n_keys; k++)
@@ -957,7 +707,7 @@ cs_sql_op *cs_sql_op_hash_join(cs_sql_op *left, cs_sql_op *right, const cs_join_
         cs_sql_op_free(right);
         return NULL;
     }
-    join_op *j = cs_xcalloc(1, sizeof *j);
+    cs_sql_hj *j = cs_xcalloc(1, sizeof *j);
     j->type = spec->type;
     j->build_side = spec->build;
     j->n_keys = spec->n_keys;

@@ -5,7 +5,9 @@
  * computed here, on a small and on a generated input in many batches; string keys; int and
  * short keys (compared by value); two integral keys (compared as two words); grace hash
  * partitioning under a small task memory equal to the in-memory result with spill metrics set; a
- * key group larger than the task memory joined block by block, equal to the in-memory result.
+ * key group larger than the task memory joined block by block, equal to the in-memory result;
+ * semi and anti joins under a condition against key groups of thousands of rows (decided by the
+ * first pair that holds); a build side of 150,000 rows probed by mostly missing keys.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -464,6 +466,149 @@ static void test_key_group_larger_than_memory_joins_in_blocks(void **state)
     free_side(&r);
 }
 
+/* A residual condition counting the pairs it is given (arg: the count). */
+static int counting_cond_fn(void *arg, cs_col_batch *pairs, uint8_t *keep, cs_error *err)
+{
+    *(int64_t *)arg += pairs->num_rows;
+    int calls = 0;
+    return cond_fn(&calls, pairs, keep, err);
+}
+
+/* Semi and anti joins probing the left side under a condition, against key groups of thousands
+ * of build rows (the condition holding for some of a group's rows, or none): every probe row
+ * is decided as by the nested-loop reference, with output chunks of 64 rows so a round's pairs
+ * span many chunks, and the semi join is given fewer pairs than the key groups hold (a row leaves
+ * once a pair holds). */
+static void test_semi_anti_long_key_groups_decided_by_first_holding_pair(void **state)
+{
+    side l = gen_side(400, 40, 7), r = gen_side(9000, 40, 8);
+    for (int64_t i = 0; i < r.n; i++) { /* key 5: 4000 rows, key 6: 3000, the rest 2000 */
+        if (i < 4000)
+            r.k[i] = 5;
+        else if (i < 7000)
+            r.k[i] = 6;
+        r.kv[i] = r.kv[i] || i < 7000;
+        r.v[i] = i % 997 == 0 ? 2000 : r.v[i] % 500; /* lv < rw holds for some of a group */
+    }
+    for (int64_t i = 0; i < r.n; i++)
+        if (r.k[i] == 6) r.v[i] = 0; /* key 6: the condition never holds */
+    int64_t group_pairs = 0;
+    for (int64_t i = 0; i < l.n; i++)
+        for (int64_t j = 0; j < r.n; j++)
+            group_pairs += l.kv[i] && r.kv[j] && l.k[i] == r.k[j];
+    cs_sql_exec_ctx ctx = t_ctx();
+    ctx.batch_rows = 64;
+    for (int type = CS_HJ_LEFT_SEMI; type <= CS_HJ_LEFT_ANTI; type++) {
+        int64_t seen = 0;
+        cs_join_spec spec = {.type = (cs_hash_join_type)type,
+                             .build = CS_BUILD_RIGHT,
+                             .left_keys = (int[]){0},
+                             .right_keys = (int[]){0},
+                             .n_keys = 1,
+                             .condition = counting_cond_fn,
+                             .condition_arg = &seen};
+        cs_error err = {0};
+        cs_sql_op *op = cs_sql_op_hash_join(side_op(&l, "lk", "lv", 128),
+                                            side_op(&r, "rk", "rw", 1000), &spec, &err);
+        assert_non_null(op);
+        t_rows got = t_run(op, &ctx);
+        assert_int_equal(got.rc, CS_OK);
+        t_rows_sort(&got);
+        t_rows want = reference((cs_hash_join_type)type, &l, &r, true);
+        if (!t_rows_equal(&want, &got)) fail_msg("%s join", type_names[type]);
+        assert_true(seen > 0);
+        assert_true(seen < group_pairs);
+        t_rows_free(&want);
+        t_rows_free(&got);
+        cs_sql_op_free(op);
+    }
+    free_side(&l);
+    free_side(&r);
+}
+
+/* The rows of an inner, semi or anti join (no condition) of l and r on keys in [0, kmax), by a
+ * direct-address index of r's keys (the nested-loop reference is too slow at this size). */
+static t_rows reference_by_key(cs_hash_join_type type, const side *l, const side *r, int64_t kmax)
+{
+    int64_t *first = malloc(sizeof *first * (size_t)kmax),
+            *next = malloc(sizeof *next * (size_t)r->n);
+    for (int64_t k = 0; k < kmax; k++)
+        first[k] = -1;
+    for (int64_t j = r->n - 1; j >= 0; j--)
+        if (r->kv[j]) {
+            next[j] = first[r->k[j]];
+            first[r->k[j]] = j;
+        }
+    t_rows out = {0};
+    char line[256];
+    for (int64_t i = 0; i < l->n; i++) {
+        int64_t j = l->kv[i] ? first[l->k[i]] : -1;
+        if (type == CS_HJ_INNER)
+            for (; j >= 0; j = next[j]) {
+                snprintf(line, sizeof line, "%lld|%lld|%lld|%lld", (long long)l->k[i],
+                         (long long)l->v[i], (long long)r->k[j], (long long)r->v[j]);
+                t_rows_add(&out, line);
+            }
+        else if ((type == CS_HJ_LEFT_SEMI) == (j >= 0)) {
+            if (l->kv[i])
+                snprintf(line, sizeof line, "%lld|%lld", (long long)l->k[i], (long long)l->v[i]);
+            else
+                snprintf(line, sizeof line, "NULL|%lld", (long long)l->v[i]);
+            t_rows_add(&out, line);
+        }
+    }
+    free(first);
+    free(next);
+    t_rows_sort(&out);
+    return out;
+}
+
+/* A build side of 150,000 rows (100,000 distinct keys, half of them twice, nulls among them) in
+ * one index: its slots' row numbers take 17 bits, so their hash tags are narrow, and most probe
+ * keys are missing (a probe's run of slots passed by tags alone) or meet another key's slot
+ * first. Inner, semi and anti joins, building either side, give the reference's rows. */
+static void test_big_build_side_mostly_missing_probe_keys(void **state)
+{
+    side big = {malloc(8 * 150000), malloc(8 * 150000), malloc(150000), 150000};
+    for (int64_t i = 0; i < big.n; i++) {
+        big.k[i] = i < 100000 ? 2 * i : 2 * (i - 100000); /* even keys, the first 50,000 twice */
+        big.kv[i] = i % 1000 != 999;
+        big.v[i] = i;
+    }
+    side small = {malloc(8 * 60000), malloc(8 * 60000), malloc(60000), 60000};
+    for (int64_t i = 0; i < small.n; i++) {
+        small.k[i] = 5 * i; /* even and under 200,000 (a match) for one in five */
+        small.kv[i] = i % 777 != 0;
+        small.v[i] = -i;
+    }
+    cs_sql_exec_ctx ctx = t_ctx();
+    cs_hash_join_type types[] = {CS_HJ_INNER, CS_HJ_LEFT_SEMI, CS_HJ_LEFT_ANTI};
+    for (int t = 0; t < 3; t++)
+        for (int build = 0; build < 2; build++) {
+            cs_join_spec spec = {.type = types[t],
+                                 .build = build ? CS_BUILD_LEFT : CS_BUILD_RIGHT,
+                                 .left_keys = (int[]){0},
+                                 .right_keys = (int[]){0},
+                                 .n_keys = 1};
+            cs_error err = {0};
+            cs_sql_op *op = cs_sql_op_hash_join(side_op(&small, "lk", "lv", 4096),
+                                                side_op(&big, "rk", "rw", 4096), &spec, &err);
+            assert_non_null(op);
+            t_rows got = t_run(op, &ctx);
+            assert_int_equal(got.rc, CS_OK);
+            t_rows_sort(&got);
+            t_rows want = reference_by_key(types[t], &small, &big, 5 * 60000);
+            if (types[t] == CS_HJ_INNER) assert_true(want.n > 25000); /* 2 matches or 1 */
+            if (!t_rows_equal(&want, &got))
+                fail_msg("%s join building %s", type_names[types[t]], build ? "left" : "right");
+            t_rows_free(&want);
+            t_rows_free(&got);
+            cs_sql_op_free(op);
+        }
+    free_side(&big);
+    free_side(&small);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -474,6 +619,8 @@ int main(void)
         cmocka_unit_test(test_two_integral_keys_as_words),
         cmocka_unit_test(test_grace_partitioning_equals_in_memory),
         cmocka_unit_test(test_key_group_larger_than_memory_joins_in_blocks),
+        cmocka_unit_test(test_semi_anti_long_key_groups_decided_by_first_holding_pair),
+        cmocka_unit_test(test_big_build_side_mostly_missing_probe_keys),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
