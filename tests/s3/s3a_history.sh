@@ -41,6 +41,10 @@ apps() {
         "$PY" -c 'import json,sys; print(" ".join(sorted("%s:%s" % (a["id"], a["attempts"][0]["completed"]) for a in json.load(sys.stdin))))'
 }
 count_apps() { apps | wc -w; }
+# hist_said: what the server printed last and the listing's HTTP status, for a failure's message
+hist_said() {
+    echo "server: $(tail -n 20 "$T/hist.out" | tr '\n' ' ') listing: HTTP $(curl -s -o /dev/null -w '%{http_code}' "$URL/applications")"
+}
 wait_apps() { # wait_apps N: until N applications are listed
     local i
     for i in $(seq 1 300); do
@@ -51,7 +55,7 @@ wait_apps() { # wait_apps N: until N applications are listed
 }
 
 start_hist
-wait_apps 2 || fail "expected 2 applications, listed: $(apps)"
+wait_apps 2 || fail "expected 2 applications, listed: $(apps); $(hist_said)"
 case "$(apps)" in *:False*) fail "an application is not completed: $(apps)" ;; esac
 for id in $(curl -sf "$URL/applications" | "$PY" -c 'import json,sys; print(" ".join(a["id"] for a in json.load(sys.stdin)))'); do
     n=$(curl -sf "$URL/applications/$id/jobs" | "$PY" -c 'import json,sys; print(len(json.load(sys.stdin)))')
@@ -60,13 +64,13 @@ done
 
 # a third application, while the server runs: listed at the next update
 submit_ok "local[2]" "$EX/wordcount.so" "$T/words.txt" "$T/out2"
-wait_apps 3 || fail "the new application was not listed: $(apps)"
+wait_apps 3 || fail "the new application was not listed: $(apps); $(hist_said)"
 newest=$(curl -sf "$URL/applications?limit=1" | "$PY" -c 'import json,sys; print(json.load(sys.stdin)[0]["id"])')
 stop_hist
 
 # the cleaner: only the newest log stays, in the bucket too
 start_hist --conf spark.history.fs.cleaner.enabled=true --conf spark.history.fs.cleaner.maxNum=1
-wait_apps 1 || fail "the cleaner left: $(apps)"
+wait_apps 1 || fail "the cleaner left: $(apps); $(hist_said)"
 assert_eq "$(apps)" "$newest:True" "the newest application is the one kept"
 for i in $(seq 1 100); do
     [ "$(s3_keys logs events/ | grep -vc "$newest")" = 0 ] && break
