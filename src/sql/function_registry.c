@@ -468,13 +468,6 @@ const cs_fn_info *cs_fn_at(int i)
     return i >= 0 && i < cs_fn_count() ? &FUNCTIONS[i].info : NULL;
 }
 
-void cs_fn_sql_expr_quoted(const cs_sql_expr *e, cs_sbuf *out)
-{
-    cs_sbuf_putc(out, '"');
-    cs_sql_expr_pretty_name(e, out);
-    cs_sbuf_putc(out, '"');
-}
-
 /* The signature letters: the type an argument is cast to (none for the letters that accept a
  * family: N, A, M) and the type Spark's errors name. */
 static const struct {

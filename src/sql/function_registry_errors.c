@@ -3,7 +3,7 @@
  * registry's type rules (function_registry.c, function_registry_collections.c):
  * WRONG_NUM_ARGS.WITHOUT_SUGGESTION, DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE and
  * DATATYPE_MISMATCH.BINARY_OP_DIFF_TYPES, DATATYPE_MISMATCH.HASH_MAP_TYPE, with the call printed as
- * Spark's toSQLExpr does.
+ * Spark's toSQLExpr does (cs_fn_sql_expr_quoted, which the analyzer's other errors use too).
  */
 #include <stdio.h>
 #include <string.h>
@@ -11,6 +11,13 @@
 #include "sql/function_registry.h"
 #include "sql/type_coercion.h"
 #include "sqlexec/sql_error.h"
+
+void cs_fn_sql_expr_quoted(const cs_sql_expr *e, cs_sbuf *out)
+{
+    cs_sbuf_putc(out, '"');
+    cs_sql_expr_pretty_name(e, out);
+    cs_sbuf_putc(out, '"');
+}
 
 static const char *ordinal_word(int i)
 {
