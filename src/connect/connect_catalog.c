@@ -502,14 +502,7 @@ static int get_function(cs_catalog *cat, cs_sql_arena *a, const char *name, cs_s
     int n;
     find_function(cat, a, name, NULL, &builtin, &f, &parts, &n);
     if (!builtin && !f) {
-        cs_sbuf q = CS_SBUF_INIT;
-        for (int i = 0; i < n; i++)
-            cs_sbuf_printf(&q, "%s`%s`", i ? "." : "", parts[i]);
-        cs_sql_error_set(err, CS_EINVAL, "UNRESOLVED_ROUTINE", "42883",
-                         "Cannot resolve routine %s on search path [`system`.`builtin`, "
-                         "`system`.`session`, `spark_catalog`.`%s`].",
-                         cs_sbuf_str(&q), cs_catalog_current_database(cat));
-        cs_sbuf_free(&q);
+        cs_catalog_unresolved_routine_error(cat, parts, n, err);
         return CS_EINVAL;
     }
     rows r;

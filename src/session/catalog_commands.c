@@ -25,7 +25,6 @@
  */
 #include <errno.h>
 #include <limits.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +33,7 @@
 #include "common/fsutil.h"
 #include "session/session_internal.h"
 #include "sql/function_registry.h"
+#include "sql/optimizer.h"
 #include "sqlexec/sql_error.h"
 
 void cs_session_location_uri(const char *location, cs_sbuf *out)
@@ -114,19 +114,6 @@ static int drop_database(cs_sql_session *s, const cs_sql_statement *st, cs_error
     return rc;
 }
 
-static int unresolved_routine(cs_sql_session *s, const char *const *parts, int n, cs_error *err)
-{
-    cs_sbuf q = CS_SBUF_INIT;
-    for (int i = 0; i < n; i++)
-        cs_sbuf_printf(&q, "%s`%s`", i ? "." : "", parts[i]);
-    cs_sql_error_set(err, CS_EINVAL, "UNRESOLVED_ROUTINE", "42883",
-                     "Cannot resolve routine %s on search path [`system`.`builtin`, "
-                     "`system`.`session`, `spark_catalog`.`%s`].",
-                     cs_sbuf_str(&q), cs_catalog_current_database(s->catalog));
-    cs_sbuf_free(&q);
-    return CS_EINVAL;
-}
-
 /* The database and name of a function called parts[0..n): [spark_catalog.][db.]f. */
 static const char *function_db(cs_sql_session *s, const char *const *parts, int n)
 {
@@ -148,7 +135,7 @@ static int drop_function(cs_sql_session *s, const cs_sql_statement *st, cs_error
     }
     const char *db = function_db(s, st->parts, st->n_parts);
     if (cs_catalog_drop_function(s->catalog, db, name) || st->if_exists) return 0;
-    return unresolved_routine(s, st->parts, st->n_parts, err);
+    return cs_catalog_unresolved_routine_error(s->catalog, st->parts, st->n_parts, err);
 }
 
 int cs_session_drop(cs_sql_session *s, const cs_sql_statement *st, cs_error *err)
@@ -199,16 +186,6 @@ int cs_session_show_databases(cs_sql_session *s, const cs_sql_statement *st, cs_
     return cs_rows_finish(&b, out, err);
 }
 
-static const char *process_user(void)
-{
-    const char *u = getenv("SPARK_USER");
-    if (!u || !*u) {
-        struct passwd *pw = getpwuid(geteuid());
-        u = pw ? pw->pw_name : getenv("USER");
-    }
-    return u && *u ? u : "unknown";
-}
-
 static void info_row(cs_rows_builder *b, const char *name, const char *value)
 {
     cs_rows_string(b, 0, name);
@@ -232,7 +209,7 @@ int cs_session_describe_database(cs_sql_session *s, const cs_sql_statement *st, 
     cs_sbuf v = CS_SBUF_INIT;
     cs_session_location_uri(d->location, &v);
     info_row(&b, "Location", cs_sbuf_str(&v));
-    info_row(&b, "Owner", process_user());
+    info_row(&b, "Owner", cs_sql_current_user());
     if (st->extended) {
         /* ((k1,v1), (k2,v2)) sorted by key, as Spark prints a properties map */
         int n = d->n_properties;
@@ -340,7 +317,8 @@ int cs_session_describe_function(cs_sql_session *s, const cs_sql_statement *st, 
         tf || bf ? NULL
                  : cs_catalog_lookup_persistent_function(
                        s->catalog, function_db(s, st->parts, st->n_parts), name);
-    if (!tf && !bf && !pf) return unresolved_routine(s, st->parts, st->n_parts, err);
+    if (!tf && !bf && !pf)
+        return cs_catalog_unresolved_routine_error(s->catalog, st->parts, st->n_parts, err);
     cs_rows_begin(&b, cols, types, 1);
     const cs_fn_doc *doc = bf ? cs_fn_doc_of(bf->name) : NULL;
     if (pf)

@@ -362,14 +362,8 @@ static cs_sql_expr *resolve_function(cs_an_ctx *c, const cs_sql_expr *e, const c
         return NULL;
     }
     if (!f) {
-        cs_sbuf name = {0};
         const char *n = e->name;
-        cs_an_sql_id(&n, 1, &name);
-        cs_sql_error_set(c->err, CS_EINVAL, "UNRESOLVED_ROUTINE", "42883",
-                         "Cannot resolve routine %s on search path [`system`.`builtin`, "
-                         "`system`.`session`, `spark_catalog`.`%s`].",
-                         cs_sbuf_str(&name), cs_catalog_current_database(c->cat));
-        cs_sbuf_free(&name);
+        cs_catalog_unresolved_routine_error(c->cat, &n, 1, c->err);
         return NULL;
     }
     if (f->kind == CS_FN_AGGREGATE && (flags & CS_AN_IN_AGG)) {

@@ -172,6 +172,19 @@ int cs_catalog_not_found_error(const char *const *parts, int n, cs_error *err)
     return CS_EINVAL;
 }
 
+int cs_catalog_unresolved_routine_error(const cs_catalog *c, const char *const *parts, int n,
+                                        cs_error *err)
+{
+    cs_sbuf name = {0};
+    quoted_name(parts, n, &name);
+    cs_sql_error_set(err, CS_EINVAL, "UNRESOLVED_ROUTINE", "42883",
+                     "Cannot resolve routine %s on search path [`system`.`builtin`, "
+                     "`system`.`session`, `spark_catalog`.`%s`].",
+                     cs_sbuf_str(&name), cs_catalog_current_database(c));
+    cs_sbuf_free(&name);
+    return CS_EINVAL;
+}
+
 static int exists_error(const char *const *parts, int n, cs_error *err)
 {
     cs_sbuf name = {0};

@@ -211,6 +211,10 @@ void cs_catalog_create_temp_function(cs_catalog *c, const char *name, const cs_s
 /* The temporary function called name (case-insensitive, not dropped), or NULL. */
 const cs_catalog_function *cs_catalog_lookup_function(const cs_catalog *c, const char *name);
 
+/* Spark's UNRESOLVED_ROUTINE for the function parts[0..n), naming the current database's
+ * search path. */
+int cs_catalog_unresolved_routine_error(const cs_catalog *c, const char *const *parts, int n,
+                                        cs_error *err);
 /* Spark's TABLE_OR_VIEW_NOT_FOUND for parts[0..n) ("`t`", "`db`.`t`"). */
 int cs_catalog_not_found_error(const char *const *parts, int n, cs_error *err);
 

@@ -95,7 +95,7 @@ static cs_sql_expr *evaluate(cs_opt_ctx *c, cs_sql_expr *e);
 /* The release whose semantics cspark follows, and what it says as its revision. */
 #define SPARK_RELEASE_VERSION "4.0.1 cspark"
 
-static const char *process_user(void)
+const char *cs_sql_current_user(void)
 {
     const char *u = getenv("SPARK_USER");
     if (!u || !*u) {
@@ -125,7 +125,7 @@ static cs_sql_expr *current_time(cs_opt_ctx *c, cs_sql_expr *e, void *ud)
     }
     if (cs_opt_is_call(e, "current_timestamp", 0)) return now_timestamp(st);
     if (cs_opt_is_call(e, "current_user", 0))
-        return cs_sql_expr_string_literal(c->arena, process_user());
+        return cs_sql_expr_string_literal(c->arena, cs_sql_current_user());
     if (cs_opt_is_call(e, "current_schema", 0))
         return cs_sql_expr_string_literal(c->arena, cs_catalog_current_database(c->catalog));
     if (cs_opt_is_call(e, "current_catalog", 0))

@@ -69,6 +69,10 @@ void cs_sql_optimizer_conf_default(cs_sql_optimizer_conf *c);
 /* Optimizes a resolved plan: 0 and *out, or a negative code with err (an internal error names
  * the rule; a user error, such as a scalar subquery over several columns, carries Spark's
  * error class). */
+/* The user current_user() folds to and DESCRIBE DATABASE names as owner: SPARK_USER, else the
+ * login name (Spark's Utils.getCurrentUserName). Borrowed from the environment. */
+const char *cs_sql_current_user(void);
+
 int cs_sql_optimize(cs_catalog *catalog, cs_sql_arena *arena, const cs_sql_optimizer_conf *conf,
                     const cs_logical_plan *plan, cs_logical_plan **out, cs_error *err);
 
