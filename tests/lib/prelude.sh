@@ -76,7 +76,8 @@ need() {
 }
 
 # history_port OUT: the port a cspark-history whose output goes to OUT logged that it serves on
-# (waits up to 60 s); empty if it never did.
+# (waits up to 60 s); empty if it never did. OUT must be new or emptied before the server is
+# started, or a previous server's port may be read before the new one truncates it.
 history_port() {
     local i p
     for i in $(seq 1 300); do

@@ -25,8 +25,11 @@ submit_ok "local[2]" "$EX/wordcount.so" "$T/words.txt" "$T/out1"
 keys=$(s3_keys logs events/)
 echo "$keys" | grep -q '^events/eventlog_v2_.*\.zstd$' || fail "no rolled zstd log in the bucket: $keys"
 
-# start_hist [CONF...]: the server on the bucket, its port in $URL
+# start_hist [CONF...]: the server on the bucket, its port in $URL. The output file is emptied
+# first: the background child truncates it only once it runs, and until then the port read
+# would be the previous (stopped) server's.
 start_hist() {
+    : >"$T/hist.out"
     "$HIST" --conf spark.history.ui.port=0 --conf spark.history.fs.update.interval=1s \
         --conf spark.history.fs.logDirectory=s3a://logs/events "$@" >"$T/hist.out" 2>&1 &
     HIST_PID=$!
