@@ -223,7 +223,7 @@ static cs_logical_plan *window_nodes(cs_an_ctx *c, cs_logical_plan *child, windo
 
 /* The select list resolved against scope s: stars expanded, items named. */
 static int resolve_list(cs_an_ctx *c, const cs_logical_plan *p, const cs_an_scope *s,
-                        cs_sql_expr ***list, int *n)
+                        const cs_an_grouped_window *gw, cs_sql_expr ***list, int *n)
 {
     int cap = 0;
     *list = NULL;
@@ -237,6 +237,7 @@ static int resolve_list(cs_an_ctx *c, const cs_logical_plan *p, const cs_an_scop
         cs_sql_expr *r =
             cs_an_expr(c, e, s, CS_AN_ALLOW_AGG | CS_AN_ALLOW_WINDOW | CS_AN_ALLOW_GENERATOR);
         if (!r) return CS_EINVAL;
+        r = cs_an_time_window_grouped(c, r, gw);
         cs_an_push(c, list, n, &cap, cs_an_named(c, r, NULL));
     }
     return 0;
@@ -663,13 +664,14 @@ cs_logical_plan *cs_an_select(cs_an_ctx *c, const cs_logical_plan *p)
     } else if (!(child = cs_an_plan(c, p->children[0]))) {
         return NULL;
     }
+    cs_an_grouped_window gw = {0};
     if (p->kind == CS_LP_AGGREGATE && !is_grouping_analytics(p) &&
-        !(child = cs_an_group_by_time_window(c, child, &p)))
+        !(child = cs_an_group_by_time_window(c, child, &p, &gw)))
         return NULL;
     cs_an_scope s = scope_of(c, child);
     cs_sql_expr **list;
     int n;
-    if (resolve_list(c, p, &s, &list, &n) != 0) return NULL;
+    if (resolve_list(c, p, &s, &gw, &list, &n) != 0) return NULL;
     if (!(child = cs_an_time_window_filter(c, child, list, n))) return NULL;
     bool has_agg = p->kind == CS_LP_AGGREGATE, has_window = false;
     for (int i = 0; i < n; i++) {

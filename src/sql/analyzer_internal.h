@@ -85,11 +85,18 @@ cs_logical_plan *cs_an_project(cs_an_ctx *c, cs_logical_plan *child, cs_sql_expr
 /* analyzer_time_window.c: Spark's TimeWindowing. A FILTER isnotnull(time) over child when the
  * list has a window(time, ...) call (_LEGACY_ERROR_TEMP_1039 for two different ones), else
  * child; and for GROUP BY window(...), a PROJECT adding the `window` column over child with *pp
- * replaced by a copy grouping by that column (child itself without one). NULL + error. */
+ * replaced by a copy grouping by that column (child itself without one), the resolved call in
+ * gw->call and the column in gw->column. NULL + error. cs_an_time_window_grouped gives e with
+ * every occurrence of gw's call made its column (e itself when there is none). */
+typedef struct cs_an_grouped_window {
+    cs_sql_expr *call, *column;
+} cs_an_grouped_window;
 cs_logical_plan *cs_an_time_window_filter(cs_an_ctx *c, cs_logical_plan *child, cs_sql_expr **list,
                                           int n);
 cs_logical_plan *cs_an_group_by_time_window(cs_an_ctx *c, cs_logical_plan *child,
-                                            const cs_logical_plan **pp);
+                                            const cs_logical_plan **pp, cs_an_grouped_window *gw);
+cs_sql_expr *cs_an_time_window_grouped(cs_an_ctx *c, cs_sql_expr *e,
+                                       const cs_an_grouped_window *gw);
 
 /* analyzer_legacy_coercion.c: array(args[0..n)) under non-ANSI coercion (the session's
  * spark.sql.ansi.enabled=false): a string beside other atomic values makes them strings (args

@@ -60,9 +60,10 @@ cs_logical_plan *cs_an_time_window_filter(cs_an_ctx *c, cs_logical_plan *child, 
  * aggregate as a column named `window` (a Project over child, the rows whose time is NULL
  * dropped first) and the grouping expression becomes that column, so that the select list
  * reads window.start and window.end. *pp becomes a copy of the block whose GROUP BY names the
- * column. child itself when no grouping expression is a window call; NULL + error. */
+ * column; gw gets the call and the column, for the select list's own window(...) calls. child
+ * itself when no grouping expression is a window call; NULL + error. */
 cs_logical_plan *cs_an_group_by_time_window(cs_an_ctx *c, cs_logical_plan *child,
-                                            const cs_logical_plan **pp)
+                                            const cs_logical_plan **pp, cs_an_grouped_window *gw)
 {
     const cs_logical_plan *p = *pp;
     int at = -1;
@@ -81,6 +82,8 @@ cs_logical_plan *cs_an_group_by_time_window(cs_an_ctx *c, cs_logical_plan *child
     if (!(child = cs_an_time_window_filter(c, child, &w, 1))) return NULL;
     cs_logical_plan *proj = cs_an_project(c, child, list, n + 1);
     if (!proj) return NULL;
+    gw->call = w;
+    gw->column = proj->output[n];
     cs_sql_expr *col = cs_sql_expr_new(c->a, CS_EX_UNRESOLVED_ATTR, 0);
     col->n_parts = 1;
     col->parts = cs_sql_alloc(c->a, sizeof *col->parts);
@@ -92,4 +95,26 @@ cs_logical_plan *cs_an_group_by_time_window(cs_an_ctx *c, cs_logical_plan *child
     q->group_by[at] = col;
     *pp = q;
     return proj;
+}
+
+/* Spark's TimeWindowing replaces the grouped window(...) call wherever the aggregate's
+ * expressions hold it, so SELECT window(t, '5 seconds') ... GROUP BY window(t, '5 seconds') reads
+ * the grouped `window` column (and is named `window`). Changed nodes are copied. */
+cs_sql_expr *cs_an_time_window_grouped(cs_an_ctx *c, cs_sql_expr *e, const cs_an_grouped_window *gw)
+{
+    if (!e || !gw->call) return e;
+    if (e->kind == CS_EX_FUNC && e->fn && strcmp(e->fn, "window") == 0 && cs_an_equal(e, gw->call))
+        return gw->column;
+    cs_sql_expr *copy = NULL;
+    for (int i = 0; i < e->n_args; i++) {
+        cs_sql_expr *r = cs_an_time_window_grouped(c, e->args[i], gw);
+        if (r == e->args[i]) continue;
+        if (!copy) {
+            copy = cs_sql_expr_copy(c->a, e);
+            copy->args = cs_sql_alloc(c->a, sizeof *copy->args * (size_t)e->n_args);
+            memcpy(copy->args, e->args, sizeof *copy->args * (size_t)e->n_args);
+        }
+        copy->args[i] = r;
+    }
+    return copy ? copy : e;
 }

@@ -309,6 +309,7 @@ static const fn_entry FUNCTIONS[] = {
     FN("to_number", "to_number", 2, 2, S, R_SPECIAL, "", ""),
     FN("try_to_number", "try_to_number", 2, 2, S, R_SPECIAL, "", ""),
     FN("window", "window", 2, 4, S, R_SPECIAL, "", ""),
+    FN("window_time", "window_time", 1, 1, S, R_SPECIAL, "", ""),
     FN("arrays_zip", "arrays_zip", 0, -1, S, R_SPECIAL, "", ""),
     FN("sentences", "sentences", 1, 3, S, R_SPECIAL, "", ""),
     FN("mask", "mask", 1, 5, S, R_SIG, "SSSSS", "S"),

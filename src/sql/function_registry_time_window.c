@@ -5,7 +5,8 @@
  * durations are literal interval strings ("5 minutes", "interval 1 hour") read by the SQL
  * parser's interval literals, and the result is struct<start: timestamp, end: timestamp>. The
  * durations are replaced by their microseconds (bigint literals), which the engine's kernel
- * reads; tumbling windows only (a slide other than the window is UNSUPPORTED_FEATURE). The
+ * reads; tumbling windows only (a slide other than the window is UNSUPPORTED_FEATURE).
+ * window_time(window) (Spark's WindowTime) takes such a struct and is its end's type. The
  * analyzer (analyzer_agg.c) drops rows whose time is NULL, as Spark's TimeWindowing does. The
  * types are kept by the statement's arena.
  */
@@ -58,8 +59,26 @@ static cs_sql_expr *long_literal(cs_sql_arena *a, int64_t v)
     return e;
 }
 
+/* window_time(w): w a window's struct<start: timestamp, end: timestamp> */
+static int resolve_window_time(cs_sql_expr *e, cs_error *err)
+{
+    const cs_col_type *t = e->args[0]->type;
+    bool window =
+        t->id == CS_TYPE_STRUCT && t->n_fields == 2 && strcmp(t->fields[0].name, "start") == 0 &&
+        strcmp(t->fields[1].name, "end") == 0 && t->fields[0].type->id == t->fields[1].type->id &&
+        (t->fields[1].type->id == CS_TYPE_TIMESTAMP ||
+         t->fields[1].type->id == CS_TYPE_TIMESTAMP_NTZ);
+    if (!window)
+        return cs_fn_err_unexpected_type(err, e, 0, "\"STRUCT<start: TIMESTAMP, end: TIMESTAMP>\"",
+                                         e->args[0]);
+    e->type = cs_col_type_primitive(t->fields[1].type->id);
+    e->nullable = true;
+    return 0;
+}
+
 int cs_fn_resolve_time_window(cs_sql_arena *a, cs_sql_expr *e, cs_error *err)
 {
+    if (strcmp(e->fn, "window_time") == 0 && e->n_args == 1) return resolve_window_time(e, err);
     if (strcmp(e->fn, "window") != 0) return 1;
     cs_sql_expr *t = e->args[0];
     if (t->type->id != CS_TYPE_TIMESTAMP && t->type->id != CS_TYPE_TIMESTAMP_NTZ) {

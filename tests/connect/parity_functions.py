@@ -163,4 +163,31 @@ check([f.dataType.simpleString() for f in r.schema.fields] == ["bigint", "int", 
       not r.schema["p"].nullable and not r.schema["m"].nullable,
       "spark_partition_id / monotonically_increasing_id types: %r" % (r.schema,))
 
+# grouped_time_window_read_back: groupBy(window(...)) names the column `window`; its end and
+# window_time(window) (the end less one microsecond) read it after the aggregation; the
+# select list's own window(...) call is the grouped column (SQL, Spark's TimeWindowing)
+import datetime  # noqa: E402
+
+tw = spark.createDataFrame([(datetime.datetime(2016, 3, 11, 9, 0, 7), 1),
+                            (datetime.datetime(2016, 3, 11, 9, 0, 8), 2),
+                            (datetime.datetime(2016, 3, 11, 9, 0, 12), 4),
+                            (None, 8)], ["date", "val"])
+w = tw.groupBy(F.window("date", "5 seconds", "5 seconds")).agg(F.sum("val").alias("sum"))
+check(w.columns == ["window", "sum"], "grouped window's columns: %r" % (w.columns,))
+r = sorted(tuple(x) for x in w.select(w.window.end.cast("string").alias("end"),
+                                      F.window_time(w.window).cast("string").alias("wt"),
+                                      "sum").collect())
+check(r == [("2016-03-11 09:00:10", "2016-03-11 09:00:09.999999", 3),
+            ("2016-03-11 09:00:15", "2016-03-11 09:00:14.999999", 4)],
+      "window end and window_time after grouping: %r" % (r,))
+check(w.select(F.window_time(w.window)).schema.simpleString() ==
+      "struct<window_time(window):timestamp>",
+      "window_time's name and type: %r" % (w.select(F.window_time(w.window)).schema,))
+tw.createOrReplaceTempView("tw")
+r = spark.sql("SELECT window(date, '5 seconds'), sum(val) AS s FROM tw "
+              "GROUP BY window(date, '5 seconds') ORDER BY s")
+check(r.columns == ["window", "s"] and [x.s for x in r.collect()] == [3, 4] and
+      str(r.first().window.start) == "2016-03-11 09:00:05",
+      "SQL select list's window call over its grouping: %r" % (r.collect(),))
+
 print("PASS parity_functions")
