@@ -84,6 +84,9 @@ int cs_fn_resolve_json(cs_sql_arena *a, cs_sql_expr *e, cs_error *err);
 /* function_registry_time_window.c: the type rule of window(time, duration...) (a struct of
  * start and end; the durations become microseconds); 0, CS_EINVAL, or 1 when e is not window. */
 int cs_fn_resolve_time_window(cs_sql_arena *a, cs_sql_expr *e, cs_error *err);
+/* function_registry_random.c: the type rule of uniform(min, max[, seed]) (Spark's
+ * Uniform.dataType); 0, CS_EINVAL with Spark's error, or 1 when e is not uniform. */
+int cs_fn_resolve_uniform(cs_sql_arena *a, cs_sql_expr *e, cs_error *err);
 /* The type of date_part(field, x) (EXTRACT) when Spark's is not int: decimal(8,6) for a literal
  * SECOND field (with its fraction), tinyint for HOUR, MINUTE or MONTH of an interval (Spark's
  * ExtractInterval*); NULL otherwise (function_registry_collections.c). */

@@ -20,7 +20,8 @@
  *   PruneFilters           filters that are always true go, always false / null ones are empty
  * No rule changes what a query returns: a non-deterministic expression is never folded or
  * duplicated, and three-valued logic is kept (NOT (a > b) is a <= b: both null together).
- *   ReplaceExpressions     between(x, lo, hi) is x >= lo AND x <= hi
+ *   ReplaceExpressions     between(x, lo, hi) is x >= lo AND x <= hi; uniform(lo, hi, seed)
+ *                          is CAST(lo + (hi - lo) * rand(seed) AS its type)
  *   ComputeCurrentTime     current_timestamp(), current_date() (in the session time zone) and
  *                          unix_timestamp() are one instant's literals for the whole query,
  *                          subqueries included
@@ -40,6 +41,7 @@
 #include "common/clock.h"
 #include "sql/optimizer_internal.h"
 #include "sql/planner_bind.h"
+#include "sql/type_coercion.h"
 
 /* An expression rule over every node of the plan. */
 static int every_expression(cs_opt_ctx *c, cs_logical_plan *p, cs_logical_plan **out,
@@ -188,11 +190,38 @@ static cs_sql_expr *replace_between(cs_opt_ctx *c, cs_sql_expr *e, void *ud)
     return cs_opt_and(c, ge, le);
 }
 
+/* uniform(min, max[, seed]): CAST(min + (max - min) * rand(seed) AS type), min and max as
+ * doubles, as Spark's Uniform (a RuntimeReplaceable) becomes; null when an argument is. */
+static cs_sql_expr *replace_uniform(cs_opt_ctx *c, cs_sql_expr *e)
+{
+    if (!cs_opt_is_call(e, "uniform", 2) && !cs_opt_is_call(e, "uniform", 3)) return e;
+    if (e->type->id == CS_TYPE_NULL) return cs_opt_null_literal(c, e->type);
+    cs_col_type *dbl = cs_col_type_primitive(CS_TYPE_DOUBLE);
+    cs_sql_expr *lo = cs_tc_cast(c->arena, e->args[0], dbl);
+    cs_sql_expr *hi = cs_tc_cast(c->arena, e->args[1], dbl);
+    cs_sql_expr *span_args[2] = {hi, lo};
+    cs_sql_expr *span = cs_opt_call(c, "-", span_args, 2);
+    cs_sql_expr *rand = cs_opt_call(c, "rand", e->args + 2, e->n_args - 2);
+    if (!span || !rand) return e;
+    cs_sql_expr *mul_args[2] = {span, rand};
+    cs_sql_expr *step = cs_opt_call(c, "*", mul_args, 2);
+    if (!step) return e;
+    cs_sql_expr *add_args[2] = {lo, step};
+    cs_sql_expr *v = cs_opt_call(c, "+", add_args, 2);
+    return v ? cs_tc_cast(c->arena, v, e->type) : e;
+}
+
+static cs_sql_expr *replace_runtime_replaceable(cs_opt_ctx *c, cs_sql_expr *e, void *ud)
+{
+    e = replace_between(c, e, ud);
+    return replace_uniform(c, e);
+}
+
 int cs_opt_replace_expressions(cs_opt_ctx *c, cs_logical_plan *p, cs_logical_plan **out,
                                cs_error *err)
 {
     (void)err;
-    return every_expression(c, p, out, replace_between);
+    return every_expression(c, p, out, replace_runtime_replaceable);
 }
 
 /* ---- ConstantFolding ----------------------------------------------------------------------- */

@@ -77,13 +77,9 @@ static bool refs_within(const cs_sql_expr *e, cs_sql_expr *const *v, int n, int 
 
 static bool nondeterministic(const cs_sql_expr *e)
 {
-    static const char *const names[] = {
-        "rand", "randn", "uuid", "shuffle", "monotonically_increasing_id", "spark_partition_id"};
     if (!e) return false;
     if (e->kind == CS_EX_IN_SUBQUERY || e->kind == CS_EX_EXISTS) return true;
-    if (e->kind == CS_EX_FUNC && e->fn)
-        for (size_t i = 0; i < sizeof names / sizeof *names; i++)
-            if (strcmp(e->fn, names[i]) == 0) return true;
+    if (e->kind == CS_EX_FUNC && e->fn && !cs_opt_deterministic(e)) return true;
     for (int i = 0; i < e->n_args; i++)
         if (nondeterministic(e->args[i])) return true;
     return false;

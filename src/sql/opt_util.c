@@ -696,6 +696,8 @@ static bool nondeterministic_fn(const char *fn)
                                         "randn",
                                         "random",
                                         "uuid",
+                                        "randstr",
+                                        "uniform",
                                         "shuffle",
                                         "monotonically_increasing_id",
                                         "spark_partition_id",

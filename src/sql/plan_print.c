@@ -568,6 +568,8 @@ static void call_out(const cs_sql_expr *e, print_mode m, cs_sbuf *out)
     } else if (e->kind == CS_EX_FUNC && e->n_args == 2 && e->name &&
                (cs_str_ieq(e->name, "nullifzero") || cs_str_ieq(e->name, "zeroifnull"))) {
         expr_out(e->args[0], m, out); /* the analyzer's 0 is not written */
+    } else if (e->n_args == 2 && fn && strcmp(fn, "shuffle") == 0 && m != MODE_PRINT) {
+        expr_out(e->args[0], m, out); /* Spark's Shuffle keeps its seed out of its name */
     } else {
         args_out(e, 0, m, out);
     }

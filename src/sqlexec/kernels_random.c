@@ -1,12 +1,16 @@
 /*
- * kernels_random.c — Spark's nondeterministic generators: rand([seed]) / random, randn([seed])
- * and uuid([seed]). As Spark's Rand and Randn, a task's generator is an XORShiftRandom seeded
- * with seed + the partition index (the seed spread by MurmurHash3 as XORShiftRandom.hashSeed);
- * rand draws java.util.Random's nextDouble from it and randn its nextGaussian (the polar method,
- * keeping the second deviate). uuid is RandomUUIDGenerator: a Mersenne Twister (MT19937 seeded
- * as commons-math3's setSeed(long)) with seed + partition index, two nextLongs made a version-4
- * UUID. So a query with a seed gives Spark's values when its rows reach each partition in
- * Spark's order. Without a seed the analyzer gives none: the task draws one from getrandom.
+ * kernels_random.c — Spark's nondeterministic generators: rand([seed]) / random, randn([seed]),
+ * randstr(length[, seed]), uuid([seed]) and shuffle(array[, seed]). As Spark's Rand, Randn and
+ * RandStr, a task's generator is an XORShiftRandom seeded with seed + the partition index (the
+ * seed spread by MurmurHash3 as XORShiftRandom.hashSeed); rand draws java.util.Random's
+ * nextDouble from it, randn its nextGaussian (the polar method, keeping the second deviate) and
+ * randstr one nextInt per character, |v % 62| picking 0-9, a-z or A-Z. uuid is
+ * RandomUUIDGenerator: a Mersenne Twister (MT19937 seeded as commons-math3's setSeed(long)) with
+ * seed + partition index, two nextLongs made a version-4 UUID; shuffle is Spark's
+ * RandomIndicesGenerator over the same twister: an inside-out Fisher-Yates per array, each index
+ * drawn by commons-math3's nextInt(bound). So a query with a seed gives Spark's values when its
+ * rows reach each partition in Spark's order. Without a seed the analyzer gives none: the task
+ * draws one from getrandom.
  * spark_partition_id() is the task's partition index and monotonically_increasing_id() Spark's
  * MonotonicallyIncreasingID: the partition index in the upper 31 bits, the count of rows the
  * node has seen in this task in the lower 33.
@@ -16,6 +20,7 @@
  * Ownership: arguments are borrowed; the result is one new reference; the state is the node's.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/random.h>
@@ -23,6 +28,7 @@
 
 #include "columnar/col_builder.h"
 #include "sqlexec/pexpr_internal.h"
+#include "sqlexec/sql_error.h"
 
 /* Scala's MurmurHash3.bytesHash of the 8 big-endian bytes of v with seed h */
 static uint32_t rotl32(uint32_t x, int r)
@@ -154,6 +160,19 @@ static uint64_t mt_next_long(cs_px_rng *g)
     return (hi << 32) | mt_next(g);
 }
 
+/* commons-math3's BitsStreamGenerator.nextInt(bound): next(31) scaled for a power of two, else
+ * rejection of the last partial range (Java's int arithmetic, wrapping) */
+static int32_t mt_next_int(cs_px_rng *g, int32_t bound)
+{
+    if ((bound & -bound) == bound) return (int32_t)(((int64_t)bound * (mt_next(g) >> 1)) >> 31);
+    int32_t bits, val;
+    do {
+        bits = (int32_t)(mt_next(g) >> 1);
+        val = bits % bound;
+    } while ((int32_t)((uint32_t)bits - (uint32_t)val + (uint32_t)(bound - 1)) < 0);
+    return val;
+}
+
 /* The task's seed: the argument (null is 0, as Spark) or a random one, plus the partition. */
 static int64_t task_seed(const cs_px_kctx *k, cs_column *const *a, int na)
 {
@@ -205,6 +224,82 @@ static int uuid_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_colu
     return CS_OK;
 }
 
+/* randstr(length[, seed]): a null length is 0 characters (Spark's unboxing), a negative one
+ * INVALID_PARAMETER_VALUE.LENGTH */
+static int randstr_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_column **out)
+{
+    cs_px_rng *g = k->rng;
+    if (!g->started) {
+        g->xs = hash_seed(task_seed(k, a + 1, na - 1));
+        g->started = true;
+    }
+    int64_t n = k->n, sl = cs_px_stride(a[0], n);
+    const int32_t *len = (const int32_t *)(const void *)a[0]->values;
+    for (int64_t i = 0; i < n; i++)
+        if (cs_column_is_valid(a[0], i * sl) && len[i * sl] < 0)
+            return cs_sql_error_set(k->err, CS_ETASK, "INVALID_PARAMETER_VALUE.LENGTH", "22023",
+                                    "The value of parameter(s) `length` in `randstr` is "
+                                    "invalid: Expects `length` greater than or equal to 0, but "
+                                    "got %d.",
+                                    (int)len[i * sl]);
+    cs_col_builder *b = cs_col_builder_new(k->alloc, k->e->type);
+    char *s = NULL;
+    size_t cap = 0;
+    for (int64_t i = 0; i < n; i++) {
+        size_t m = cs_column_is_valid(a[0], i * sl) ? (size_t)len[i * sl] : 0;
+        if (m > cap) s = cs_xrealloc(s, cap = m);
+        for (size_t j = 0; j < m; j++) {
+            int v = abs((int32_t)xorshift_next(g, 32) % 62);
+            s[j] = (char)(v < 10 ? '0' + v : v < 36 ? 'a' + v - 10 : 'A' + v - 36);
+        }
+        cs_col_builder_append_string(b, s ? s : "", m);
+    }
+    free(s);
+    return cs_px_builder_result(b, CS_OK, out);
+}
+
+/* shuffle(array[, seed]): a null array stays null and draws nothing */
+static int shuffle_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_column **out)
+{
+    cs_px_rng *g = k->rng;
+    if (!g->started) {
+        mt_seed(g, task_seed(k, a + 1, na - 1));
+        g->started = true;
+    }
+    int64_t n = k->n, ss = cs_px_stride(a[0], n), total = 0;
+    const cs_column *arr = a[0];
+    const int32_t *off = cs_column_offsets(arr);
+    for (int64_t i = 0; i < n; i++)
+        if (cs_column_is_valid(arr, i * ss)) total += off[i * ss + 1] - off[i * ss];
+    int32_t *lens = cs_xcalloc((size_t)n + 1, sizeof *lens);
+    uint8_t *null = cs_xcalloc((size_t)n + 1, 1);
+    int32_t *idx = cs_xmalloc(sizeof *idx * (size_t)(total + 1));
+    int64_t m = 0;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t r = i * ss;
+        if (!cs_column_is_valid(arr, r)) {
+            null[i] = 1;
+            continue;
+        }
+        int32_t lo = off[r], len = off[r + 1] - off[r], *row = idx + m;
+        for (int32_t j = 0; j < len; j++) {
+            int32_t at = mt_next_int(g, j + 1);
+            if (at != j) row[j] = row[at];
+            row[at] = j;
+        }
+        for (int32_t j = 0; j < len; j++)
+            row[j] += lo;
+        lens[i] = len;
+        m += len;
+    }
+    cs_column *child = cs_px_take(arr->children[0], idx, m, k->alloc);
+    *out = cs_px_list_column(k, k->e->type, lens, null, &child, 1);
+    free(lens);
+    free(null);
+    free(idx);
+    return CS_OK;
+}
+
 static int partition_id_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_column **out)
 {
     (void)a;
@@ -234,6 +329,7 @@ static int increasing_id_kernel(const cs_px_kctx *k, cs_column *const *a, int na
 bool cs_px_is_random(const char *fn)
 {
     return strcmp(fn, "rand") == 0 || strcmp(fn, "randn") == 0 || strcmp(fn, "uuid") == 0 ||
+           strcmp(fn, "randstr") == 0 || strcmp(fn, "shuffle") == 0 ||
            strcmp(fn, "monotonically_increasing_id") == 0;
 }
 
@@ -244,6 +340,12 @@ cs_px_kernel cs_px_random_lookup(const char *fn, const cs_col_type *const *t, in
         return partition_id_kernel;
     if (n == 0 && strcmp(fn, "monotonically_increasing_id") == 0 && result->id == CS_TYPE_LONG)
         return increasing_id_kernel;
+    bool seed = n < 2 || t[n - 1]->id == CS_TYPE_LONG || t[n - 1]->id == CS_TYPE_NULL;
+    if (n >= 1 && n <= 2 && seed && strcmp(fn, "shuffle") == 0 && t[0]->id == CS_TYPE_ARRAY)
+        return shuffle_kernel;
+    if (n >= 1 && n <= 2 && seed && strcmp(fn, "randstr") == 0 && t[0]->id == CS_TYPE_INT &&
+        result->id == CS_TYPE_STRING)
+        return randstr_kernel;
     if (n > 1 || (n == 1 && t[0]->id != CS_TYPE_LONG && t[0]->id != CS_TYPE_NULL)) return NULL;
     if ((strcmp(fn, "rand") == 0 || strcmp(fn, "randn") == 0) && result->id == CS_TYPE_DOUBLE)
         return random_kernel;

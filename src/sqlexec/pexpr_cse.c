@@ -37,6 +37,7 @@ static bool nondeterministic(const char *fn)
                                         "randn",
                                         "random",
                                         "uuid",
+                                        "randstr",
                                         "shuffle",
                                         "monotonically_increasing_id",
                                         "spark_partition_id",

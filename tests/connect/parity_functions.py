@@ -190,4 +190,32 @@ check(r.columns == ["window", "s"] and [x.s for x in r.collect()] == [3, 4] and
       str(r.first().window.start) == "2016-03-11 09:00:05",
       "SQL select list's window call over its grouping: %r" % (r.collect(),))
 
+# seeded_random_functions: shuffle, randstr and uniform with a seed give Spark's own values
+# (XORShiftRandom / commons-math3's MersenneTwister seeded with seed + partition index), the
+# types of Spark's Uniform, Spark's column names; one seeded expression used twice agrees
+r = spark.range(0, 6, 1, 3).select(
+    "id", F.shuffle(F.array(*[F.lit(i) for i in range(1, 6)]), 1).alias("s"),
+    F.randstr(F.lit(4), F.lit(1)).alias("r"), F.uniform(F.lit(0), F.lit(1000), F.lit(1)).alias("u"))
+want = [(0, [2, 1, 5, 4, 3], "fYxV", 636), (1, [1, 2, 3, 4, 5], "fArn", 599),
+        (2, [2, 4, 5, 1, 3], "sWMR", 531), (3, [1, 3, 2, 4, 5], "m7di", 286),
+        (4, [4, 1, 3, 5, 2], "nurJ", 257), (5, [4, 2, 1, 3, 5], "IpH4", 669)]
+check(sorted(tuple(x) for x in r.collect()) == want, "seeded shuffle/randstr/uniform: %r" % (r.collect(),))
+r = spark.range(1).select(F.randstr(F.lit(5), F.lit(0)), F.uniform(F.lit(10), F.lit(20), F.lit(0)),
+                          F.uniform(F.lit(1.5), F.lit(2), F.lit(0)),
+                          F.shuffle(F.array(F.lit(1), F.lit(20), F.lit(3), F.lit(5)), F.lit(42)))
+check(r.columns == ["randstr(5, 0)", "uniform(10, 20, 0)", "uniform(1.5, 2, 0)",
+                    "shuffle(array(1, 20, 3, 5))"], "random functions' names: %r" % (r.columns,))
+check([f.dataType.simpleString() for f in r.schema.fields] == ["string", "int", "double", "array<int>"],
+      "random functions' types: %r" % (r.schema,))
+# range(1) over local[2]'s two slices: its one row is in partition 1 (Spark's slicing)
+check(tuple(r.first())[:2] == ("fYxVf", 16) and r.first()[3] == [5, 20, 3, 1],
+      "random functions' values: %r" % (r.first(),))
+sh = F.shuffle(F.array(*[F.lit(i) for i in range(10)]))
+x = spark.range(1).select(sh, sh, F.randstr(F.lit(8)), F.uniform(F.lit(10), F.lit(20))).first()
+check(x[0] == x[1] and sorted(x[0]) == list(range(10)) and len(x[2]) == 8 and 10 <= x[3] < 20,
+      "unseeded random functions: %r" % (x,))
+e = raised(lambda: spark.range(1).select(F.uniform(F.col("id"), F.lit(10), F.lit(0))).collect())
+check(e is not None and getattr(e, "getCondition", lambda: None)() ==
+      "DATATYPE_MISMATCH.NON_FOLDABLE_INPUT", "uniform over a column: %r" % (e,))
+
 print("PASS parity_functions")
