@@ -261,7 +261,7 @@ static const fn_entry FUNCTIONS[] = {
     FN("to_json", "to_json", 1, 2, S, R_SPECIAL, "", ""),
     FN("from_json", "from_json", 2, 3, S, R_SPECIAL, "", ""),
     FN("schema_of_json", "schema_of_json", 1, 1, S, R_SIG, "S", "S"),
-    FN("array_contains", "array_contains", 2, 2, S, R_SIG, "AX", "B"),
+    FN("array_contains", "array_contains", 2, 2, S, R_SPECIAL, "", ""),
     /* element_at(array, int) or (map, key): the key is cast by the analyzer */
     FN("element_at", "element_at", 2, 2, S, R_SIG, "MX", "E"),
     FN("try_element_at", "try_element_at", 2, 2, S, R_SIG, "MX", "E"),

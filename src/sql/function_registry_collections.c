@@ -307,6 +307,21 @@ static int resolve_special(cs_sql_arena *a, cs_sql_expr *e, cs_error *err)
         e->type = prim(CS_TYPE_LONG);
         return 0;
     }
+    if (strcmp(fn, "array_contains") == 0) {
+        if (e->args[0]->type->id == CS_TYPE_NULL || e->args[1]->type->id == CS_TYPE_NULL) {
+            cs_sbuf expr = {0};
+            cs_fn_sql_expr_quoted(e, &expr);
+            cs_sql_error_set(err, CS_EINVAL, "DATATYPE_MISMATCH.NULL_TYPE", "42K09",
+                             "Cannot resolve %s due to data type mismatch: Null typed values "
+                             "cannot be used as arguments of `array_contains`.",
+                             cs_sbuf_str(&expr));
+            cs_sbuf_free(&expr);
+            return CS_EINVAL;
+        }
+        if (array_and_value(a, e, "array_contains", err)) return CS_EINVAL;
+        e->type = prim(CS_TYPE_BOOLEAN);
+        return 0;
+    }
     if (strcmp(fn, "array_remove") == 0) {
         if (array_and_value(a, e, "array_remove", err)) return CS_EINVAL;
         e->type = e->args[0]->type;

@@ -218,4 +218,15 @@ e = raised(lambda: spark.range(1).select(F.uniform(F.col("id"), F.lit(10), F.lit
 check(e is not None and getattr(e, "getCondition", lambda: None)() ==
       "DATATYPE_MISMATCH.NON_FOLDABLE_INPUT", "uniform over a column: %r" % (e,))
 
+# array_contains_wider_value: the array and the value meet at their wider type (a tinyint
+# looked up in an array of bigints); a NULL-typed value is Spark's NULL_TYPE mismatch
+r = spark.range(1).select(
+    F.array_contains(F.array(F.lit(1).cast("bigint"), F.lit(2).cast("bigint")), F.lit(2).cast("tinyint")),
+    F.array_contains(F.array(F.lit(1).cast("tinyint")), F.lit(1).cast("bigint")),
+    F.array_contains(F.array(F.lit(1), F.lit(2)), F.lit(2.5))).first()
+check(tuple(r) == (True, True, False), "array_contains at the wider type: %r" % (r,))
+e = raised(lambda: spark.range(1).select(F.array_contains(F.array(F.lit(1)), None)).collect())
+check(e is not None and getattr(e, "getCondition", lambda: None)() == "DATATYPE_MISMATCH.NULL_TYPE",
+      "array_contains of a NULL value: %r" % (e,))
+
 print("PASS parity_functions")
