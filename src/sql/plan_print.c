@@ -569,7 +569,9 @@ static void call_out(const cs_sql_expr *e, print_mode m, cs_sbuf *out)
                (cs_str_ieq(e->name, "nullifzero") || cs_str_ieq(e->name, "zeroifnull"))) {
         expr_out(e->args[0], m, out); /* the analyzer's 0 is not written */
     } else if (e->n_args == 2 && fn && strcmp(fn, "shuffle") == 0 && m != MODE_PRINT) {
-        expr_out(e->args[0], m, out); /* Spark's Shuffle keeps its seed out of its name */
+        expr_out(e->args[0], m, out); /* Spark's Shuffle and Uuid keep their seeds out of */
+    } else if (e->n_args == 1 && fn && strcmp(fn, "uuid") == 0 && m != MODE_PRINT) {
+        /* their names */
     } else {
         args_out(e, 0, m, out);
     }
