@@ -4,7 +4,9 @@
  * the sort and top-N (rows of many input batches in sorted order) and limit (a slice). One pass
  * per column over the index vectors; a dictionary string column is gathered into a plain one.
  * (pexpr.h's cs_column_take is the single-source gather of the expression engine; this one adds
- * several sources and null rows, which the join and sort need.)
+ * several sources and null rows, which the join and sort need.) The gather of runs copies whole
+ * runs of consecutive rows (an exchange's partition held in partition order, batches concatenated):
+ * one memcpy per run and buffer instead of one load and store per row.
  */
 #include "sqlexec/sql_ops_internal.h"
 
@@ -249,6 +251,194 @@ cs_col_batch *cs_sql_gather_batch(cs_col_type *schema, cs_col_batch *const *batc
         for (int s = 1; s < nsrc; s++) /* a missing source is never read: stand in */
             if (!src[s]) src[s] = src[0];
         cols[c] = cs_sql_gather(schema->fields[c].type, src, bidx, ridx, n, alloc);
+    }
+    free(src);
+    cs_col_batch *b = cs_col_batch_new(cs_col_type_ref(schema), cols, nc, n, NULL);
+    free(cols);
+    return b;
+}
+
+/* ---- runs of consecutive rows ---- */
+
+/* The null of each gathered row from the runs' sources (none when no source holds a null). */
+static void set_run_validity(cs_column *out, cs_column *const *srcs, const cs_sql_row_run *runs,
+                             int n_runs, int64_t n)
+{
+    bool src_nulls = false;
+    for (int r = 0; r < n_runs && !src_nulls; r++) {
+        const cs_column *s = srcs[runs[r].batch];
+        src_nulls = s->validity && s->null_count > 0;
+    }
+    if (!src_nulls) return;
+    out->validity_size = (size_t)(n + 7) / 8;
+    out->validity = cs_col_buffer_alloc(out->alloc, out->validity_size);
+    int64_t at = 0, nulls = 0;
+    for (int r = 0; r < n_runs; r++) {
+        const cs_column *s = srcs[runs[r].batch];
+        int64_t from = runs[r].start, len = runs[r].len;
+        if (!s->validity || s->null_count == 0) {
+            for (int64_t i = 0; i < len; i++)
+                out->validity[(at + i) >> 3] |= (uint8_t)(1u << ((at + i) & 7));
+        } else {
+            for (int64_t i = 0; i < len; i++) {
+                if (cs_bit_get(s->validity, from + i))
+                    out->validity[(at + i) >> 3] |= (uint8_t)(1u << ((at + i) & 7));
+                else
+                    nulls++;
+            }
+        }
+        at += len;
+    }
+    out->null_count = nulls;
+}
+
+/* Whether every run's source can be copied run by run: not a dictionary-encoded string, not an
+ * array or map (whose elements would need their own runs); a struct when its fields can. */
+static bool runs_copyable(const cs_col_type *type, cs_column *const *srcs,
+                          const cs_sql_row_run *runs, int n_runs)
+{
+    cs_type_id id = type->id;
+    if (id == CS_TYPE_ARRAY || id == CS_TYPE_MAP) return false;
+    if (id == CS_TYPE_STRING || id == CS_TYPE_BINARY) {
+        for (int r = 0; r < n_runs; r++)
+            if (srcs[runs[r].batch]->dictionary) return false;
+        return true;
+    }
+    if (id != CS_TYPE_STRUCT) return true;
+    bool ok = true;
+    cs_column **ch = cs_xmalloc(sizeof *ch * (size_t)(n_runs > 0 ? n_runs : 1));
+    for (int f = 0; f < type->n_fields && ok; f++) {
+        /* the runs' sources' field f, at the runs' positions (runs[r].batch == r for the copy) */
+        cs_sql_row_run *fr = cs_xmalloc(sizeof *fr * (size_t)(n_runs > 0 ? n_runs : 1));
+        for (int r = 0; r < n_runs; r++) {
+            ch[r] = srcs[runs[r].batch]->children[f];
+            fr[r] = (cs_sql_row_run){.batch = r, .start = runs[r].start, .len = runs[r].len};
+        }
+        ok = runs_copyable(type->fields[f].type, ch, fr, n_runs);
+        free(fr);
+    }
+    free(ch);
+    return ok;
+}
+
+/* The runs' rows one after another, every source copyable (runs_copyable). */
+static cs_column *copy_runs(cs_col_type *type, cs_column *const *srcs, const cs_sql_row_run *runs,
+                            int n_runs, int64_t n, cs_col_allocator *alloc)
+{
+    cs_column *out = cs_column_new_raw(alloc, cs_col_type_ref(type), n);
+    set_run_validity(out, srcs, runs, n_runs, n);
+    cs_type_id id = type->id;
+    if (id == CS_TYPE_NULL) return out;
+    int64_t at = 0;
+    if (id == CS_TYPE_BOOLEAN) {
+        out->values_size = (size_t)(n + 7) / 8;
+        out->values = cs_col_buffer_alloc(out->alloc, out->values_size);
+        for (int r = 0; r < n_runs; r++) {
+            const uint8_t *v = srcs[runs[r].batch]->values;
+            for (int64_t i = 0; i < runs[r].len; i++, at++)
+                if (cs_bit_get(v, runs[r].start + i))
+                    out->values[at >> 3] |= (uint8_t)(1u << (at & 7));
+        }
+        return out;
+    }
+    int w = cs_col_type_width(id);
+    if (w > 0) {
+        out->values_size = (size_t)n * (size_t)w;
+        out->values = cs_col_buffer_alloc(out->alloc, out->values_size);
+        for (int r = 0; r < n_runs; r++) {
+            memcpy(out->values + (size_t)at * (size_t)w,
+                   srcs[runs[r].batch]->values + (size_t)runs[r].start * (size_t)w,
+                   (size_t)runs[r].len * (size_t)w);
+            at += runs[r].len;
+        }
+        return out;
+    }
+    if (id == CS_TYPE_STRING || id == CS_TYPE_BINARY) {
+        out->values_size = (size_t)(n + 1) * 4;
+        out->values = cs_col_buffer_alloc(out->alloc, out->values_size);
+        int32_t *o = (int32_t *)(void *)out->values;
+        int64_t t = 0;
+        for (int r = 0; r < n_runs; r++) {
+            const int32_t *so = cs_column_offsets(srcs[runs[r].batch]);
+            t += so[runs[r].start + runs[r].len] - so[runs[r].start];
+        }
+        out->data_size = (size_t)t;
+        out->data = cs_col_buffer_alloc(out->alloc, out->data_size);
+        t = 0;
+        for (int r = 0; r < n_runs; r++) {
+            const cs_column *s = srcs[runs[r].batch];
+            const int32_t *so = cs_column_offsets(s) + runs[r].start;
+            int64_t len = runs[r].len;
+            int32_t base = so[0], rebase = (int32_t)t - base;
+            for (int64_t i = 0; i < len; i++)
+                o[at + i] = so[i] + rebase;
+            if (so[len] > base) memcpy(out->data + t, s->data + base, (size_t)(so[len] - base));
+            t += so[len] - base;
+            at += len;
+        }
+        o[n] = (int32_t)t;
+        return out;
+    }
+    /* struct: each field the same runs of the sources' field */
+    int nf = type->n_fields;
+    out->n_children = nf;
+    out->children = cs_xcalloc((size_t)(nf > 0 ? nf : 1), sizeof *out->children);
+    cs_column **ch = cs_xmalloc(sizeof *ch * (size_t)(n_runs > 0 ? n_runs : 1));
+    cs_sql_row_run *fr = cs_xmalloc(sizeof *fr * (size_t)(n_runs > 0 ? n_runs : 1));
+    for (int f = 0; f < nf; f++) {
+        for (int r = 0; r < n_runs; r++) {
+            ch[r] = srcs[runs[r].batch]->children[f];
+            fr[r] = (cs_sql_row_run){.batch = r, .start = runs[r].start, .len = runs[r].len};
+        }
+        out->children[f] = copy_runs(type->fields[f].type, ch, fr, n_runs, n, alloc);
+    }
+    free(fr);
+    free(ch);
+    return out;
+}
+
+cs_column *cs_sql_gather_runs(cs_col_type *type, cs_column *const *srcs, const cs_sql_row_run *runs,
+                              int n_runs, cs_col_allocator *alloc)
+{
+    int64_t n = 0;
+    for (int r = 0; r < n_runs; r++)
+        n += runs[r].len;
+    if (runs_copyable(type, srcs, runs, n_runs))
+        return copy_runs(type, srcs, runs, n_runs, n, alloc);
+    /* row by row (dictionary strings, arrays, maps) */
+    int32_t *bidx = cs_xmalloc(sizeof *bidx * (size_t)(n > 0 ? n : 1));
+    int32_t *ridx = cs_xmalloc(sizeof *ridx * (size_t)(n > 0 ? n : 1));
+    int64_t at = 0;
+    for (int r = 0; r < n_runs; r++)
+        for (int64_t i = 0; i < runs[r].len; i++, at++) {
+            bidx[at] = runs[r].batch;
+            ridx[at] = (int32_t)(runs[r].start + i);
+        }
+    cs_column *out = cs_sql_gather(type, srcs, bidx, ridx, n, alloc);
+    free(bidx);
+    free(ridx);
+    return out;
+}
+
+cs_col_batch *cs_sql_gather_runs_batch(cs_col_type *schema, cs_col_batch *const *batches,
+                                       const cs_sql_row_run *runs, int n_runs,
+                                       cs_col_allocator *alloc)
+{
+    int nc = schema->n_fields, nsrc = 1;
+    int64_t n = 0;
+    for (int r = 0; r < n_runs; r++) {
+        nsrc = runs[r].batch + 1 > nsrc ? runs[r].batch + 1 : nsrc;
+        n += runs[r].len;
+    }
+    cs_column **cols = cs_xmalloc(sizeof *cols * (size_t)(nc > 0 ? nc : 1));
+    cs_column **src = cs_xcalloc((size_t)nsrc, sizeof *src);
+    for (int c = 0; c < nc; c++) {
+        /* a batch no run reads is never read: the first run's stands in */
+        for (int s = 0; s < nsrc && n_runs > 0; s++)
+            src[s] = batches[runs[0].batch]->columns[c];
+        for (int r = 0; r < n_runs; r++)
+            src[runs[r].batch] = batches[runs[r].batch]->columns[c];
+        cols[c] = cs_sql_gather_runs(schema->fields[c].type, src, runs, n_runs, alloc);
     }
     free(src);
     cs_col_batch *b = cs_col_batch_new(cs_col_type_ref(schema), cols, nc, n, NULL);

@@ -34,29 +34,21 @@ int cs_sql_batch_decode(const cs_col_type *schema, const uint8_t *buf, size_t le
     return cs_ipc_read_batch_message(alloc, schema, buf, len, "of an exchange", out, err);
 }
 
-cs_col_batch *cs_sql_batch_gather(cs_col_type *schema, cs_col_batch *const *b, const int32_t *bidx,
-                                  const int32_t *ridx, int64_t n, cs_col_allocator *alloc)
+cs_col_batch *cs_sql_batch_gather_runs(cs_col_type *schema, cs_col_batch *const *b,
+                                       const cs_sql_row_run *runs, int n_runs,
+                                       cs_col_allocator *alloc)
 {
-    return cs_sql_gather_batch(schema, b, bidx, ridx, n, alloc);
+    return cs_sql_gather_runs_batch(schema, b, runs, n_runs, alloc);
 }
 
 cs_col_batch *cs_sql_batch_concat(cs_col_type *schema, cs_col_batch *const *b, int n,
                                   cs_col_allocator *alloc)
 {
-    int64_t rows = 0;
+    cs_sql_row_run *runs = cs_xmalloc(sizeof *runs * (size_t)(n > 0 ? n : 1));
     for (int i = 0; i < n; i++)
-        rows += b[i]->num_rows;
-    int32_t *bidx = cs_xmalloc(sizeof *bidx * (size_t)(rows + 1));
-    int32_t *ridx = cs_xmalloc(sizeof *ridx * (size_t)(rows + 1));
-    int64_t at = 0;
-    for (int i = 0; i < n; i++)
-        for (int64_t r = 0; r < b[i]->num_rows; r++, at++) {
-            bidx[at] = i;
-            ridx[at] = (int32_t)r;
-        }
-    cs_col_batch *out = cs_sql_gather_batch(schema, b, bidx, ridx, rows, alloc);
-    free(bidx);
-    free(ridx);
+        runs[i] = (cs_sql_row_run){.batch = i, .start = 0, .len = b[i]->num_rows};
+    cs_col_batch *out = cs_sql_gather_runs_batch(schema, b, runs, n, alloc);
+    free(runs);
     return out;
 }
 

@@ -257,10 +257,19 @@ int cs_sql_batch_encode(const cs_col_batch *b, cs_sbuf *out, cs_error *err);
 int cs_sql_batch_decode(const cs_col_type *schema, const uint8_t *buf, size_t len,
                         cs_col_allocator *alloc, cs_col_batch **out, cs_error *err);
 
-/* A new batch of schema whose row i is row ridx[i] of b[bidx[i]] (all of schema): an
- * exchange's rows of one partition gathered once from the batches they came in. */
-cs_col_batch *cs_sql_batch_gather(cs_col_type *schema, cs_col_batch *const *b, const int32_t *bidx,
-                                  const int32_t *ridx, int64_t n, cs_col_allocator *alloc);
+/* Rows [start, start + len) of batch `batch` of an array of batches. */
+typedef struct cs_sql_row_run {
+    int32_t batch;
+    int32_t start;
+    int64_t len;
+} cs_sql_row_run;
+
+/* A new batch of schema whose rows are the rows of runs[0..n_runs) one after another, run r's
+ * from b[runs[r].batch] (all of schema): an exchange's rows of one partition gathered once from
+ * the batches they came in, each held in partition order. */
+cs_col_batch *cs_sql_batch_gather_runs(cs_col_type *schema, cs_col_batch *const *b,
+                                       const cs_sql_row_run *runs, int n_runs,
+                                       cs_col_allocator *alloc);
 
 /* The rows of batches b[0..n) (all of schema) one after another in one new batch. */
 cs_col_batch *cs_sql_batch_concat(cs_col_type *schema, cs_col_batch *const *b, int n,

@@ -31,6 +31,7 @@
 #include "columnar/column.h"
 #include "common/err.h"
 #include "common/strutil.h"
+#include "sqlexec/phys_plan.h"
 #include "sqlexec/sql_ops.h"
 
 /* ---- sort_keys.c ---- */
@@ -77,6 +78,16 @@ cs_column *cs_sql_gather(cs_col_type *type, cs_column *const *srcs, const int32_
 cs_col_batch *cs_sql_gather_batch(cs_col_type *schema, cs_col_batch *const *batches,
                                   const int32_t *bidx, const int32_t *ridx, int64_t n,
                                   cs_col_allocator *alloc);
+/* A new column whose rows are the runs' rows one after another,
+ * srcs[runs[r].batch] the source of run r (every source of type `type`): one copy per run and
+ * buffer where the values allow (fixed width, boolean, plain string and binary, structs of
+ * those), row by row otherwise. */
+cs_column *cs_sql_gather_runs(cs_col_type *type, cs_column *const *srcs, const cs_sql_row_run *runs,
+                              int n_runs, cs_col_allocator *alloc);
+/* A batch of `schema`: column c gathered from batches[*]->columns[c] as above. */
+cs_col_batch *cs_sql_gather_runs_batch(cs_col_type *schema, cs_col_batch *const *batches,
+                                       const cs_sql_row_run *runs, int n_runs,
+                                       cs_col_allocator *alloc);
 
 /* ---- batch_spill.c ---- */
 

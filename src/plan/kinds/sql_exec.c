@@ -6,8 +6,8 @@
  * as records:
  *   - root EXCHANGE (the map side of a shuffle): every row goes to its reduce partition
  *     (cs_exchange_partition, Spark's); each input batch is held reordered by partition (so a
- *     partition's rows are one run of it) and each partition keeps the (batch, row) of its rows,
- *     gathered once when it reaches batch_rows, or when the held batches reach batch_rows times
+ *     partition's rows are one run of it) and each partition keeps its runs, gathered (a copy
+ *     per run) once when it reaches batch_rows, or when the held batches reach batch_rows times
  *     the partitions (every partition is then gathered and the batches let go); each gathered
  *     batch becomes a record (key = the 4-byte big-endian reduce partition, value = the batch
  *     encoded by cs_sql_batch_encode), written by the stage's shuffle sink through a
@@ -210,11 +210,12 @@ static int sql_parent_partitions(const cspark_rdd *r, int partition, cs_rdd_pare
 
 /* ---- the task ---- */
 
-/* Rows of one reduce partition waiting to leave as one record: row ridx[i] of the held batch
- * bidx[i]. */
+/* Rows of one reduce partition waiting to leave as one record: one run of each held batch it has
+ * rows in. */
 typedef struct pending {
-    int32_t *bidx, *ridx;
-    int64_t rows, cap;
+    cs_sql_row_run *runs;
+    int n_runs, cap;
+    int64_t rows;
 } pending;
 
 typedef struct sql_iter {
@@ -407,16 +408,15 @@ static int flush_partition(sql_iter *it, int p, cs_error *err)
     pending *pd = &it->pend[p];
     if (pd->rows == 0) return CS_OK;
     uint8_t key[4] = {(uint8_t)(p >> 24), (uint8_t)(p >> 16), (uint8_t)(p >> 8), (uint8_t)p};
-    cs_col_batch *whole = it->held[pd->bidx[0]]; /* all of one batch in order: no copy */
-    bool all = whole->num_rows == pd->rows;
-    for (int64_t i = 0; all && i < pd->rows; i++)
-        all = pd->bidx[i] == pd->bidx[0] && pd->ridx[i] == (int32_t)i;
-    cs_col_batch *b = all ? cs_col_batch_ref(whole)
-                          : cs_sql_batch_gather(it->out_schema, it->held, pd->bidx, pd->ridx,
-                                                pd->rows, &it->alloc);
+    cs_col_batch *whole = it->held[pd->runs[0].batch]; /* all of one batch: no copy */
+    bool all = pd->n_runs == 1 && whole->num_rows == pd->rows;
+    cs_col_batch *b =
+        all ? cs_col_batch_ref(whole)
+            : cs_sql_batch_gather_runs(it->out_schema, it->held, pd->runs, pd->n_runs, &it->alloc);
     int rc = emit_batch(it, key, 4, b, err);
     cs_col_batch_unref(b);
     pd->rows = 0;
+    pd->n_runs = 0;
     return rc;
 }
 
@@ -472,15 +472,12 @@ static int partition_batch(sql_iter *it, cs_col_batch *b, cs_error *err)
         int64_t n = start[p + 1] - start[p];
         if (n == 0) continue;
         pending *pd = &it->pend[p];
-        if (pd->rows + n > pd->cap) {
-            pd->cap = pd->rows + n > 2 * pd->cap ? pd->rows + n : 2 * pd->cap;
-            pd->bidx = cs_xrealloc(pd->bidx, sizeof *pd->bidx * (size_t)pd->cap);
-            pd->ridx = cs_xrealloc(pd->ridx, sizeof *pd->ridx * (size_t)pd->cap);
+        if (pd->n_runs == pd->cap) {
+            pd->cap = pd->cap ? 2 * pd->cap : 8;
+            pd->runs = cs_xrealloc(pd->runs, sizeof *pd->runs * (size_t)pd->cap);
         }
-        for (int64_t i = 0; i < n; i++)
-            pd->bidx[pd->rows + i] = hb;
-        for (int64_t i = 0; i < n; i++)
-            pd->ridx[pd->rows + i] = (int32_t)(start[p] + i);
+        pd->runs[pd->n_runs++] =
+            (cs_sql_row_run){.batch = hb, .start = (int32_t)start[p], .len = n};
         pd->rows += n;
         if (pd->rows >= limit) rc = flush_partition(it, p, err);
     }
@@ -559,10 +556,8 @@ static void sql_free(part_iter *pi)
     cs_exchange_partitioner_free(it->partitioner);
     cs_range_reservoir_free(it->reservoir);
     free(it->held);
-    for (int p = 0; it->pend && p < it->n_parts; p++) {
-        free(it->pend[p].bidx);
-        free(it->pend[p].ridx);
-    }
+    for (int p = 0; it->pend && p < it->n_parts; p++)
+        free(it->pend[p].runs);
     free(it->pend);
     free(it->part);
     free(it->idx);

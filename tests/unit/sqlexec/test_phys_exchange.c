@@ -5,6 +5,8 @@
  * partitioner gives Spark's partition of every row: HASH as `pmod(hash(keys), n)`, ROUND_ROBIN
  * from `new XORShiftRandom(mapPartition).nextInt(n)` plus one per row (every expected number
  * printed by Spark 4.0.1 through pyspark), SINGLE 0, RANGE by the bounds in the keys' order.
+ * The map side's gather of runs (cs_sql_batch_gather_runs, and cs_sql_batch_concat through it)
+ * gives each run's rows as they are in its batch, whatever the types and nulls of the sources.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -260,6 +262,154 @@ static void test_range_partitions_by_bounds(void **state)
     cs_col_type_unref(schema);
 }
 
+/* Batch `seed` of n rows: long, string, dictionary string, decimal, boolean, a struct of (int,
+ * string) and an array of longs; nulls in some columns of odd seeds only, so that runs mix
+ * sources with and without nulls. */
+static cs_col_batch *varied_batch(int seed, int64_t n)
+{
+    cs_error err = {0};
+    cs_col_type *dec = cs_col_type_decimal(10, 2, &err);
+    cs_col_field sf[2] = {{"i", T(CS_TYPE_INT), true}, {"t", T(CS_TYPE_STRING), true}};
+    cs_col_type *st = cs_col_type_struct(sf, 2);
+    cs_col_type *arr = cs_col_type_array(T(CS_TYPE_LONG), true);
+    cs_col_field f[7] = {{"id", T(CS_TYPE_LONG), true},
+                         {"s", T(CS_TYPE_STRING), true},
+                         {"d", T(CS_TYPE_STRING), true},
+                         {"x", dec, true},
+                         {"b", T(CS_TYPE_BOOLEAN), true},
+                         {"st", st, true},
+                         {"a", arr, true}};
+    cs_col_type *schema = cs_col_type_struct(f, 7);
+    int64_t *ids = calloc((size_t)n + 1, 8);
+    __int128 *xs = calloc((size_t)n + 1, 16);
+    uint8_t *valid = calloc((size_t)n + 1, 1), *bools = calloc((size_t)n + 1, 1);
+    int32_t *ints = calloc((size_t)n + 1, 4), *di = calloc((size_t)n + 1, 4);
+    int32_t *lens = calloc((size_t)n + 1, 4);
+    char **strs = calloc((size_t)n + 1, sizeof *strs);
+    for (int64_t i = 0; i < n; i++) {
+        ids[i] = seed * 1000 + i;
+        xs[i] = (seed + 1) * 100003 - i * 7;
+        valid[i] = seed % 2 == 0 || i % 3 != 1;
+        bools[i] = (i + seed) % 2 == 0;
+        ints[i] = (int32_t)(seed * 10 + i);
+        di[i] = (int32_t)((i + seed) % 3);
+        lens[i] = valid[i] ? (int32_t)(i % 3) : 0;
+        char buf[32];
+        snprintf(buf, sizeof buf, "b%d-row%lld", seed, (long long)i);
+        strs[i] = seed % 2 == 1 && i % 4 == 2 ? NULL : strdup(buf);
+    }
+    const char *dict[3] = {"red", "green", "a longer blue"};
+    cs_column *ds = t_strings(dict, 3);
+    cs_col_builder *db = cs_col_builder_new_dictionary(NULL, ds);
+    cs_column_unref(ds);
+    cs_col_builder_append_values(db, di, n, NULL);
+    cs_col_builder *sb = cs_col_builder_new(NULL, st);
+    cs_col_builder_append_structs(sb, n, valid);
+    cs_col_builder_append_values(cs_col_builder_child(sb, 0), ints, n, NULL);
+    for (int64_t i = 0; i < n; i++)
+        if (strs[i])
+            cs_col_builder_append_string(cs_col_builder_child(sb, 1), strs[i], strlen(strs[i]));
+        else
+            cs_col_builder_append_nulls(cs_col_builder_child(sb, 1), 1);
+    cs_col_builder *ab = cs_col_builder_new(NULL, arr);
+    cs_col_builder_append_lists(ab, lens, n, valid);
+    for (int64_t i = 0; i < n; i++)
+        for (int32_t k = 0; k < lens[i]; k++) {
+            int64_t v = ids[i] * 10 + k;
+            cs_col_builder_append_values(cs_col_builder_child(ab, 0), &v, 1, NULL);
+        }
+    cs_column *cols[7] = {t_longs(ids, n, valid),
+                          t_strings((const char *const *)strs, n),
+                          cs_col_builder_finish(db),
+                          t_fixed(dec, xs, n, NULL),
+                          t_fixed(T(CS_TYPE_BOOLEAN), bools, n, valid),
+                          cs_col_builder_finish(sb),
+                          cs_col_builder_finish(ab)};
+    cs_col_batch *b = t_batch(schema, cols, n);
+    cs_col_builder_free(db);
+    cs_col_builder_free(sb);
+    cs_col_builder_free(ab);
+    for (int64_t i = 0; i < n; i++)
+        free(strs[i]);
+    free(strs);
+    free(ids);
+    free(xs);
+    free(valid);
+    free(bools);
+    free(ints);
+    free(di);
+    free(lens);
+    cs_col_type_unref(schema); /* with it dec, st and arr (the struct took them over) */
+    return b;
+}
+
+/* Rows [from, from + n) of b (a plain take, the reference). */
+static cs_col_batch *rows_of(cs_col_batch *b, int64_t from, int64_t n)
+{
+    int32_t *idx = malloc(sizeof *idx * (size_t)(n + 1));
+    for (int64_t i = 0; i < n; i++)
+        idx[i] = (int32_t)(from + i);
+    cs_col_batch *out = cs_col_batch_take(b, idx, n, cs_col_default_allocator());
+    free(idx);
+    return out;
+}
+
+static void assert_runs_gathered(cs_col_batch *out, cs_col_batch *const *b,
+                                 const cs_sql_row_run *runs, int n_runs)
+{
+    int64_t rows = 0;
+    for (int r = 0; r < n_runs; r++)
+        rows += runs[r].len;
+    assert_int_equal(out->num_rows, rows);
+    cs_error err = {0};
+    for (int c = 0; c < out->n_columns; c++)
+        if (cs_column_validate(out->columns[c], &err) != CS_OK)
+            fail_msg("column %d: %s", c, err.msg);
+    int64_t at = 0;
+    for (int r = 0; r < n_runs; r++) {
+        cs_col_batch *got = rows_of(out, at, runs[r].len);
+        cs_col_batch *want = rows_of(b[runs[r].batch], runs[r].start, runs[r].len);
+        if (!cs_col_batch_equal(got, want)) fail_msg("run %d differs", r);
+        cs_col_batch_unref(got);
+        cs_col_batch_unref(want);
+        at += runs[r].len;
+    }
+}
+
+static void test_gather_runs_keeps_each_runs_rows(void **state)
+{
+    (void)state;
+    cs_col_batch *b[3] = {varied_batch(0, 9), varied_batch(1, 12), varied_batch(2, 1)};
+    cs_col_type *schema = b[0]->schema;
+    const cs_sql_row_run runs[] = {{1, 2, 5}, {0, 0, 0}, {2, 0, 1}, {0, 3, 6},
+                                   {1, 0, 2}, {1, 7, 5}, {0, 0, 3}};
+    int n_runs = (int)(sizeof runs / sizeof runs[0]);
+    cs_col_batch *out = cs_sql_batch_gather_runs(schema, b, runs, n_runs, NULL);
+    assert_runs_gathered(out, b, runs, n_runs);
+    cs_col_batch_unref(out);
+    /* runs of sources without nulls only (batches 0 and 2), and one run alone */
+    const cs_sql_row_run even[] = {{2, 0, 1}, {0, 4, 5}};
+    out = cs_sql_batch_gather_runs(schema, b, even, 2, NULL);
+    assert_runs_gathered(out, b, even, 2);
+    for (int c = 0; c < out->n_columns; c++)
+        assert_int_equal(out->columns[c]->null_count, 0);
+    cs_col_batch_unref(out);
+    out = cs_sql_batch_gather_runs(schema, b, &runs[0], 1, NULL);
+    assert_runs_gathered(out, b, &runs[0], 1);
+    cs_col_batch_unref(out);
+    /* no run: no rows, valid columns */
+    out = cs_sql_batch_gather_runs(schema, b, runs, 0, NULL);
+    assert_runs_gathered(out, b, runs, 0);
+    cs_col_batch_unref(out);
+    /* concatenation: every batch whole */
+    out = cs_sql_batch_concat(schema, b, 3, NULL);
+    const cs_sql_row_run whole[] = {{0, 0, 9}, {1, 0, 12}, {2, 0, 1}};
+    assert_runs_gathered(out, b, whole, 3);
+    cs_col_batch_unref(out);
+    for (int i = 0; i < 3; i++)
+        cs_col_batch_unref(b[i]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -267,6 +417,7 @@ int main(void)
         cmocka_unit_test(test_hash_partitions_as_spark),
         cmocka_unit_test(test_round_robin_starts_as_spark),
         cmocka_unit_test(test_range_partitions_by_bounds),
+        cmocka_unit_test(test_gather_runs_keeps_each_runs_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
