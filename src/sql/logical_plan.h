@@ -220,6 +220,10 @@ typedef struct cs_sql_statement {
     cs_col_type *schema; /* declared columns (borrowed, kept by the arena); NULL if none */
     int n_partition_by;
     const char **partition_by;
+    /* CREATE TABLE AS made of a DataFrameWriter's saveAsTable with clusterBy: the clustering
+     * columns (Spark 4's ClusterBySpec), recorded on the table */
+    int n_cluster_by;
+    const char **cluster_by;
     const char *key, *value; /* SET */
     /* Added for the parser: CREATE VIEW v (a, b) / INSERT INTO t (a, b) column names; and an
      * INSERT's PARTITION (k = v, k2): partition_by holds the keys, partition_values the
