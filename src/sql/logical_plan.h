@@ -90,6 +90,12 @@ struct cs_logical_plan {
     bool resolved;
     int n_output;
     cs_sql_expr **output; /* ATTR nodes */
+    /* PROJECT of a USING/NATURAL join, and the projections resolved over it: the join keys its
+     * output leaves out (Spark's Project.hiddenOutputTag: the right keys of an inner or left
+     * join, the left ones of a right join, both of a full join), which a qualified star over
+     * it (t.*, a DataFrame's df["*"]) still expands to, before the output's columns */
+    int n_hidden;
+    cs_sql_expr **hidden;
 
     /* names: relation parts, alias, hint, table function, CTE name */
     int n_parts;
