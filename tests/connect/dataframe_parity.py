@@ -7,8 +7,9 @@ cspark (dataframe_parity.sh).
   dataframe_parity.py URL SCRATCH_DIR
 
 Cases, each named after what broke: input_files_list_each_file, provider_class_names,
-nested_duplicate_field_names, struct_sort_keys, cluster_by_recorded and
-save_as_table_overwrites_managed_folder. Tables go to the server's spark-warehouse (the
+nested_duplicate_field_names, struct_sort_keys, cluster_by_recorded,
+save_as_table_overwrites_managed_folder, qualified_star_over_using_join and
+distributed_sequence_id_numbers_rows. Tables go to the server's spark-warehouse (the
 wrappers start it in a scratch directory); files to SCRATCH_DIR.
 
 Exits 1 naming the first check that fails.
@@ -131,5 +132,50 @@ for n in (3, 5, 2):
     spark.range(n).write.mode("overwrite").saveAsTable("parity_overwrite")
     check(spark.table("parity_overwrite").count() == n, "overwritten with %d rows" % n)
 spark.sql("DROP TABLE parity_overwrite")
+
+# qualified_star_over_using_join: a USING join leaves one side's keys out of its output, but a
+# qualified star (df2["*"], t2.*) still expands to them (Spark's hidden output), also under a
+# projection added by withColumn; the rows are that side's (nulls where it had no match)
+df1 = spark.createDataFrame([(1,), (2,)], "a int")
+df2 = spark.createDataFrame([(1, "v"), (3, "w")], "a int, b string")
+for how, want2, want1 in [
+    ("inner", [(1, "v")], [(1,)]),
+    ("left", [(1, "v"), (None, None)], [(1,), (2,)]),
+    ("right", [(1, "v"), (3, "w")], [(1,), (None,)]),
+    ("full", [(1, "v"), (3, "w"), (None, None)], [(1,), (2,), (None,)]),
+]:
+    j = df1.join(df2, "a", how)
+    got2 = sorted((tuple(r) for r in j.select(df2["*"]).collect()), key=str)
+    got1 = sorted((tuple(r) for r in j.select(df1["*"]).collect()), key=str)
+    check(j.select(df2["*"]).columns == ["a", "b"] and got2 == sorted(want2, key=str),
+          "%s join, df2[*]: %r" % (how, got2))
+    check(j.select(df1["*"]).columns == ["a"] and got1 == sorted(want1, key=str),
+          "%s join, df1[*]: %r" % (how, got1))
+wc = df1.join(df2, "a").withColumn("c", F.lit(0))
+check(wc.select(df2["*"]).columns == ["a", "b"], "df2[*] under withColumn: %r"
+      % (wc.select(df2["*"]).columns,))
+df1.createOrReplaceTempView("parity_t1")
+df2.createOrReplaceTempView("parity_t2")
+got = sorted((tuple(r) for r in spark.sql(
+    "SELECT parity_t2.*, parity_t1.* FROM parity_t1 FULL JOIN parity_t2 USING (a)").collect()),
+    key=str)
+check(got == sorted([(1, "v", 1), (3, "w", None), (None, None, 2)], key=str),
+      "t2.*, t1.* over a full USING join: %r" % (got,))
+
+# distributed_sequence_id_numbers_rows: Connect's DistributedSequenceID (pandas-on-Spark's
+# default index) numbers the rows from 0 in the order of the input's partitions, beside `*`
+from pyspark.sql.connect.column import Column  # noqa: E402
+from pyspark.sql.connect.expressions import DistributedSequenceID  # noqa: E402
+
+seq = spark.range(0, 10, 1, 3).select(Column(DistributedSequenceID()).alias("i"), "*")
+check(seq.columns == ["i", "id"], "columns beside the sequence: %r" % (seq.columns,))
+check(seq.schema["i"].dataType.simpleString() == "bigint", "the sequence is a bigint")
+check([tuple(r) for r in seq.collect()] == [(i, i) for i in range(10)],
+      "rows numbered in partition order: %r" % (seq.collect(),))
+spark.conf.set("spark.sql.ansi.enabled", "false")  # pandas-on-Spark refuses ANSI mode
+pdf = spark.createDataFrame([("a", 1), ("b", 2), ("c", 3)], ["Col1", "Col2"]).pandas_api().to_pandas()
+check(pdf.index.tolist() == [0, 1, 2] and pdf.Col1.tolist() == ["a", "b", "c"],
+      "pandas_api()'s default index: %r" % (pdf,))
+spark.conf.unset("spark.sql.ansi.enabled")
 
 print("PASS dataframe_parity")
