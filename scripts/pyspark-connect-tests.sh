@@ -127,8 +127,12 @@ if [ "$AGAINST_SPARK" = 1 ]; then
   WHAT="Spark's Connect server"
   tries=3000
 else
-  "$SERVER" --master 'local[4]' --conf spark.ui.enabled=false --conf "spark.pyspark.python=$PY" \
-    --conf "spark.connect.grpc.binding.port=$PORT" >"$LOG_DIR/server.log" 2>&1 &
+  SERVER=$(cd "$(dirname "$SERVER")" && pwd)/$(basename "$SERVER")
+  mkdir -p "$T/cspark" || fail "cannot create $T/cspark"
+  # in its own directory too: the tests' managed tables go to its spark-warehouse
+  (cd "$T/cspark" && exec "$SERVER" --master 'local[4]' --conf spark.ui.enabled=false \
+    --conf "spark.pyspark.python=$PY" --conf "spark.connect.grpc.binding.port=$PORT") \
+    >"$LOG_DIR/server.log" 2>&1 &
   server_pid=$!
   WHAT=cspark-connect-server
   tries=600
