@@ -17,7 +17,12 @@
 # a conf.
 #
 #   scripts/pyspark-connect-tests.sh --spark-source DIR --build BUILD_DIR [--log-dir DIR]
-#       [--timeout SECONDS] [MODULE ...]
+#       [--timeout SECONDS] [--against-spark] [MODULE ...]
+#
+# --against-spark runs the same modules against Apache Spark 4.0.1's own Connect server
+# (SparkConnectServer of scripts/install-spark.sh, 2 GiB of heap, in a temporary directory)
+# instead of cspark's: the judge, which tells the failures a checkout's version skew causes
+# (they fail there too) from cspark's own.
 #
 # MODULE is a module name under pyspark.sql.tests.connect (e.g. test_parity_column, or
 # pandas.test_parity_pandas_udf for one in a subpackage); without any, every test_parity_* and
@@ -30,7 +35,7 @@ set -euo pipefail
 
 usage() {
   echo "usage: pyspark-connect-tests.sh --spark-source DIR --build BUILD_DIR [--log-dir DIR]" \
-    "[--timeout SECONDS] [MODULE ...]" >&2
+    "[--timeout SECONDS] [--against-spark] [MODULE ...]" >&2
   exit 1
 }
 fail() {
@@ -43,6 +48,7 @@ SPARK_SOURCE=""
 BUILD=""
 LOG_DIR=""
 TIMEOUT=900
+AGAINST_SPARK=0
 MODULES=()
 while [ $# -gt 0 ]; do
   case $1 in
@@ -50,18 +56,20 @@ while [ $# -gt 0 ]; do
   --build) BUILD=${2:-} && shift 2 || usage ;;
   --log-dir) LOG_DIR=${2:-} && shift 2 || usage ;;
   --timeout) TIMEOUT=${2:-} && shift 2 || usage ;;
+  --against-spark) AGAINST_SPARK=1 && shift ;;
   -h | --help) usage ;;
-  -*) fail "unknown option $1 (expected --spark-source, --build, --log-dir or --timeout)" ;;
+  -*) fail "unknown option $1 (expected --spark-source, --build, --log-dir, --timeout or --against-spark)" ;;
   *) MODULES+=("$1") && shift ;;
   esac
 done
 [ -n "$SPARK_SOURCE" ] || fail "--spark-source is required: a checkout of Apache Spark (v4.0.1)"
-[ -n "$BUILD" ] || fail "--build is required: cspark's build directory"
+[ -n "$BUILD" ] || [ "$AGAINST_SPARK" = 1 ] || fail "--build is required: cspark's build directory"
 case $TIMEOUT in '' | *[!0-9]*) fail "--timeout $TIMEOUT: expected a number of seconds" ;; esac
 TESTS=$SPARK_SOURCE/python/pyspark/sql/tests
 [ -d "$TESTS/connect" ] || fail "--spark-source $SPARK_SOURCE has no python/pyspark/sql/tests/connect"
 SERVER=$BUILD/bin/cspark-connect-server
-[ -x "$SERVER" ] || fail "$SERVER was not built (run scripts/install-spark.sh, then cmake again)"
+[ "$AGAINST_SPARK" = 1 ] || [ -x "$SERVER" ] ||
+  fail "$SERVER was not built (run scripts/install-spark.sh, then cmake again)"
 if [ ${#MODULES[@]} -eq 0 ]; then
   for f in "$TESTS"/connect/test_parity_*.py "$TESTS"/connect/test_connect_*.py \
     "$TESTS"/connect/pandas/test_parity_*.py; do
@@ -107,16 +115,36 @@ rm -rf "$RUNTIME/pyspark/sql/tests"
 
 PORT=$("$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 # the Python UDF workers run the pinned client's pyspark.worker through its wrapper
-"$SERVER" --master 'local[4]' --conf spark.ui.enabled=false --conf "spark.pyspark.python=$PY" \
-  --conf "spark.connect.grpc.binding.port=$PORT" >"$LOG_DIR/server.log" 2>&1 &
-server_pid=$!
+if [ "$AGAINST_SPARK" = 1 ]; then
+  SPARK_HOME_JUDGE=$("$SRC_DIR/scripts/install-spark.sh") || fail "scripts/install-spark.sh failed"
+  mkdir -p "$T/spark" || fail "cannot create $T/spark"
+  # in its own directory, so that its spark-warehouse and metastore stay in $T
+  (cd "$T/spark" && PYSPARK_PYTHON="$PY" exec "$SPARK_HOME_JUDGE/bin/spark-submit" \
+    --class org.apache.spark.sql.connect.service.SparkConnectServer --master 'local[4]' \
+    --driver-memory 2g --conf spark.ui.enabled=false \
+    --conf "spark.connect.grpc.binding.port=$PORT") >"$LOG_DIR/server.log" 2>&1 &
+  server_pid=$!
+  WHAT="Spark's Connect server"
+  tries=3000
+else
+  SERVER=$(cd "$(dirname "$SERVER")" && pwd)/$(basename "$SERVER")
+  mkdir -p "$T/cspark" || fail "cannot create $T/cspark"
+  # in its own directory too: the tests' managed tables go to its spark-warehouse
+  (cd "$T/cspark" && exec "$SERVER" --master 'local[4]' --conf spark.ui.enabled=false \
+    --conf "spark.pyspark.python=$PY" --conf "spark.connect.grpc.binding.port=$PORT") \
+    >"$LOG_DIR/server.log" 2>&1 &
+  server_pid=$!
+  WHAT=cspark-connect-server
+  tries=600
+fi
 started=0
-for _ in $(seq 600); do
-  grep -qs "Spark Connect server started at: 127.0.0.1:$PORT" "$LOG_DIR/server.log" && started=1 && break
+for _ in $(seq "$tries"); do
+  "$PY" -c "import socket; socket.create_connection(('127.0.0.1', $PORT), timeout=1)" 2>/dev/null &&
+    started=1 && break
   kill -0 "$server_pid" 2>/dev/null || break
   sleep 0.1
 done
-[ "$started" = 1 ] || fail "cspark-connect-server did not start on port $PORT: $(tail -n 3 "$LOG_DIR/server.log")"
+[ "$started" = 1 ] || fail "$WHAT did not start on port $PORT: $(tail -n 3 "$LOG_DIR/server.log")"
 
 # one module: unittest's summary ("Ran N tests", then "OK" or "FAILED (failures=F, errors=E,
 # skipped=S)") gives the counts (a class whose setUpClass failed is one error and runs none of
@@ -156,6 +184,6 @@ for m in "${MODULES[@]}"; do
   printf '%-40s %5d %7d %7d %6d %8d\n' "$m" "$run" "$passed" "$failed" "$errored" "$skipped"
   total=($((total[0] + run)) $((total[1] + passed)) $((total[2] + failed)) $((total[3] + errored))
     $((total[4] + skipped)))
-  kill -0 "$server_pid" 2>/dev/null || fail "cspark-connect-server ended during $m: $(tail -n 3 "$LOG_DIR/server.log")"
+  kill -0 "$server_pid" 2>/dev/null || fail "$WHAT ended during $m: $(tail -n 3 "$LOG_DIR/server.log")"
 done
 printf '%-40s %5d %7d %7d %6d %8d\n' total "${total[@]}"

@@ -1,10 +1,11 @@
 /*
  * col_type.c — Spark's data types (see col_type.h): static primitives, reference-counted nested
- * types, equality and Spark's simpleString. Called by everything in src/columnar and
+ * types, equality, Spark's simpleString and treeString. Called by everything in src/columnar and
  * src/formats.
  */
 #include "columnar/col_type.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -234,4 +235,76 @@ void cs_col_type_simple_string(const cs_col_type *t, cs_sbuf *out)
         cs_sbuf_puts(out, cs_type_id_name(t->id));
         return;
     }
+}
+
+/* Spark's DataType.typeName for treeString. */
+static void type_name(const cs_col_type *t, cs_sbuf *out)
+{
+    switch (t->id) {
+    case CS_TYPE_NULL:
+        cs_sbuf_puts(out, "void");
+        return;
+    case CS_TYPE_BYTE:
+        cs_sbuf_puts(out, "byte");
+        return;
+    case CS_TYPE_SHORT:
+        cs_sbuf_puts(out, "short");
+        return;
+    case CS_TYPE_INT:
+        cs_sbuf_puts(out, "integer");
+        return;
+    case CS_TYPE_LONG:
+        cs_sbuf_puts(out, "long");
+        return;
+    case CS_TYPE_ARRAY:
+        cs_sbuf_puts(out, "array");
+        return;
+    case CS_TYPE_MAP:
+        cs_sbuf_puts(out, "map");
+        return;
+    case CS_TYPE_STRUCT:
+        cs_sbuf_puts(out, "struct");
+        return;
+    default:
+        cs_col_type_simple_string(t, out);
+        return;
+    }
+}
+
+/* Spark's StructType.treeString: one line per field, nested types indented with " |   ". */
+static void tree_lines(const cs_col_type *t, const char *prefix, int depth, int max_depth,
+                       cs_sbuf *out)
+{
+    if (max_depth > 0 && depth > max_depth) return;
+    char next[512];
+    snprintf(next, sizeof next, "%s    |", prefix);
+    if (t->id == CS_TYPE_STRUCT) {
+        for (int i = 0; i < t->n_fields; i++) {
+            cs_sbuf_printf(out, "%s-- %s: ", prefix, t->fields[i].name);
+            type_name(t->fields[i].type, out);
+            cs_sbuf_printf(out, " (nullable = %s)\n", t->fields[i].nullable ? "true" : "false");
+            tree_lines(t->fields[i].type, next, depth + 1, max_depth, out);
+        }
+    } else if (t->id == CS_TYPE_ARRAY) {
+        cs_sbuf_printf(out, "%s-- element: ", prefix);
+        type_name(t->fields[0].type, out);
+        cs_sbuf_printf(out, " (containsNull = %s)\n", t->fields[0].nullable ? "true" : "false");
+        tree_lines(t->fields[0].type, next, depth + 1, max_depth, out);
+    } else if (t->id == CS_TYPE_MAP) {
+        cs_sbuf_printf(out, "%s-- key: ", prefix);
+        type_name(t->fields[0].type, out);
+        cs_sbuf_puts(out, "\n");
+        tree_lines(t->fields[0].type, next, depth + 1, max_depth, out);
+        cs_sbuf_printf(out, "%s-- value: ", prefix);
+        type_name(t->fields[1].type, out);
+        cs_sbuf_printf(out, " (valueContainsNull = %s)\n",
+                       t->fields[1].nullable ? "true" : "false");
+        tree_lines(t->fields[1].type, next, depth + 1, max_depth, out);
+    }
+}
+
+void cs_col_type_tree_string(const cs_col_type *schema, int max_depth, cs_sbuf *out)
+{
+    cs_sbuf_puts(out, "root\n");
+    tree_lines(schema, " |", 1, max_depth, out);
 }

@@ -106,6 +106,9 @@ bool cs_col_type_has_offsets(cs_type_id id);
 /* Spark's simpleString: "int", "decimal(10,2)", "array<string>", "struct<a:int,b:bigint>",
  * "map<string,int>", "timestamp_ntz", ... appended to out. */
 void cs_col_type_simple_string(const cs_col_type *t, cs_sbuf *out);
+/* Spark's StructType.treeString of a struct type: "root", then one line per field
+ * (" |-- a: integer (nullable = false)"), nested types indented, to max_depth levels (0: all). */
+void cs_col_type_tree_string(const cs_col_type *schema, int max_depth, cs_sbuf *out);
 /* Spark's name of a primitive id ("tinyint", "bigint", ...). */
 const char *cs_type_id_name(cs_type_id id);
 

@@ -8,7 +8,7 @@
  *   tree_string     the schema's treeString ("root\n |-- a: integer (nullable = false)"), to level
  *   is_local        the plan is a local relation
  *   is_streaming    false (no streaming sources)
- *   input_files     the paths the plan reads
+ *   input_files     the files the plan reads (cs_sql_plan_input_files: each relation's files)
  *   spark_version   "4.0.1": the Spark release whose protocol and semantics cspark follows
  *   ddl_parse       a DDL schema ("a int, b string") or type string as a DataType
  *   same_semantics  the two resolved plans print the same once expression ids are set aside
@@ -34,6 +34,7 @@
 #include "spark/connect/base.pb-c.h"
 #include "spark/connect/common.pb-c.h"
 #include "sql/logical_plan.h"
+#include "sql/planner.h"
 #include "sql/sql_arena.h"
 #include "sql/sql_parser.h"
 #include "sqlexec/sql_error.h"
@@ -61,72 +62,6 @@ int cs_connect_relation_plan(cs_sql_session *sql, cs_sql_arena *a,
     }
     cs_connect_plan_ctx ctx = {.arena = a, .session = sql, .err = err};
     return cs_connect_plan_relation(&ctx, rel, out);
-}
-
-/* Spark's DataType.typeName for treeString. */
-static void type_name(const cs_col_type *t, cs_sbuf *out)
-{
-    switch (t->id) {
-    case CS_TYPE_NULL:
-        cs_sbuf_puts(out, "void");
-        return;
-    case CS_TYPE_BYTE:
-        cs_sbuf_puts(out, "byte");
-        return;
-    case CS_TYPE_SHORT:
-        cs_sbuf_puts(out, "short");
-        return;
-    case CS_TYPE_INT:
-        cs_sbuf_puts(out, "integer");
-        return;
-    case CS_TYPE_LONG:
-        cs_sbuf_puts(out, "long");
-        return;
-    case CS_TYPE_ARRAY:
-        cs_sbuf_puts(out, "array");
-        return;
-    case CS_TYPE_MAP:
-        cs_sbuf_puts(out, "map");
-        return;
-    case CS_TYPE_STRUCT:
-        cs_sbuf_puts(out, "struct");
-        return;
-    default:
-        cs_col_type_simple_string(t, out);
-        return;
-    }
-}
-
-/* Spark's StructType.treeString: one line per field, nested types indented with " |   ". */
-static void tree_lines(const cs_col_type *t, const char *prefix, int depth, int max_depth,
-                       cs_sbuf *out)
-{
-    if (max_depth > 0 && depth > max_depth) return;
-    char next[512];
-    snprintf(next, sizeof next, "%s    |", prefix);
-    if (t->id == CS_TYPE_STRUCT) {
-        for (int i = 0; i < t->n_fields; i++) {
-            cs_sbuf_printf(out, "%s-- %s: ", prefix, t->fields[i].name);
-            type_name(t->fields[i].type, out);
-            cs_sbuf_printf(out, " (nullable = %s)\n", t->fields[i].nullable ? "true" : "false");
-            tree_lines(t->fields[i].type, next, depth + 1, max_depth, out);
-        }
-    } else if (t->id == CS_TYPE_ARRAY) {
-        cs_sbuf_printf(out, "%s-- element: ", prefix);
-        type_name(t->fields[0].type, out);
-        cs_sbuf_printf(out, " (containsNull = %s)\n", t->fields[0].nullable ? "true" : "false");
-        tree_lines(t->fields[0].type, next, depth + 1, max_depth, out);
-    } else if (t->id == CS_TYPE_MAP) {
-        cs_sbuf_printf(out, "%s-- key: ", prefix);
-        type_name(t->fields[0].type, out);
-        cs_sbuf_puts(out, "\n");
-        tree_lines(t->fields[0].type, next, depth + 1, max_depth, out);
-        cs_sbuf_printf(out, "%s-- value: ", prefix);
-        type_name(t->fields[1].type, out);
-        cs_sbuf_printf(out, " (valueContainsNull = %s)\n",
-                       t->fields[1].nullable ? "true" : "false");
-        tree_lines(t->fields[1].type, next, depth + 1, max_depth, out);
-    }
 }
 
 /* The output of a resolved plan as a struct type (a new reference). */
@@ -205,18 +140,6 @@ static int explain(cs_connect_service *svc, cs_sql_session *sql, cs_sql_arena *a
     return 0;
 }
 
-static void input_files(const cs_logical_plan *p,
-                        Spark__Connect__AnalyzePlanResponse__InputFiles *f)
-{
-    if (!p) return;
-    if (p->path) {
-        f->files = cs_xrealloc(f->files, (f->n_files + 1) * sizeof *f->files);
-        f->files[f->n_files++] = (char *)p->path;
-    }
-    for (int i = 0; i < p->n_children; i++)
-        input_files(p->children[i], f);
-}
-
 void cs_connect_analyze_run(cs_connect_service *svc, connect_work *w)
 {
     Spark__Connect__AnalyzePlanRequest *req = w->request;
@@ -285,13 +208,13 @@ void cs_connect_analyze_run(cs_connect_service *svc, connect_work *w)
         rc = resolve(sql, a, req->tree_string->plan, &resolved, &err);
         if (rc != 0) break;
         schema = plan_schema(resolved);
-        cs_sbuf_puts(&text, "root\n");
-        tree_lines(schema, " |", 1,
-                   req->tree_string->_level_case ==
-                           SPARK__CONNECT__ANALYZE_PLAN_REQUEST__TREE_STRING___LEVEL_LEVEL
-                       ? req->tree_string->level
-                       : 0,
-                   &text);
+        cs_col_type_tree_string(
+            schema,
+            req->tree_string->_level_case ==
+                    SPARK__CONNECT__ANALYZE_PLAN_REQUEST__TREE_STRING___LEVEL_LEVEL
+                ? req->tree_string->level
+                : 0,
+            &text);
         r_tree.tree_string = (char *)cs_sbuf_str(&text);
         resp.result_case = SPARK__CONNECT__ANALYZE_PLAN_RESPONSE__RESULT_TREE_STRING;
         resp.tree_string = &r_tree;
@@ -309,13 +232,18 @@ void cs_connect_analyze_run(cs_connect_service *svc, connect_work *w)
         resp.result_case = SPARK__CONNECT__ANALYZE_PLAN_RESPONSE__RESULT_IS_STREAMING;
         resp.is_streaming = &r_streaming;
         break;
-    case SPARK__CONNECT__ANALYZE_PLAN_REQUEST__ANALYZE_INPUT_FILES:
+    case SPARK__CONNECT__ANALYZE_PLAN_REQUEST__ANALYZE_INPUT_FILES: {
         rc = resolve(sql, a, req->input_files->plan, &resolved, &err);
+        char **files = NULL;
+        int n_files = 0;
+        if (rc == 0) rc = cs_sql_plan_input_files(resolved, &files, &n_files, &err);
         if (rc != 0) break;
-        input_files(resolved, &r_files);
+        r_files.files = files;
+        r_files.n_files = (size_t)n_files;
         resp.result_case = SPARK__CONNECT__ANALYZE_PLAN_RESPONSE__RESULT_INPUT_FILES;
         resp.input_files = &r_files;
         break;
+    }
     case SPARK__CONNECT__ANALYZE_PLAN_REQUEST__ANALYZE_SPARK_VERSION:
         r_version.version = SPARK_VERSION;
         resp.result_case = SPARK__CONNECT__ANALYZE_PLAN_RESPONSE__RESULT_SPARK_VERSION;
@@ -410,6 +338,8 @@ out:
     else
         cs_connect_reply(w->call, &resp.base);
     w->call = NULL;
+    for (size_t i = 0; i < r_files.n_files; i++)
+        free(r_files.files[i]);
     free(r_files.files);
     if (dt) protobuf_c_message_free_unpacked(&dt->base, NULL);
     if (schema) cs_col_type_unref(schema);

@@ -11,8 +11,8 @@
  *                                                description, tableType, isTemporary
  *   tableExists(name, [db])                      one boolean
  *   listColumns(table, [db])                     name, description, dataType (Spark's simple
- *                                                string), nullable, isPartition, isBucket,
- *                                                isCluster
+ *                                                string), nullable, isPartition, isBucket
+ *                                                (false), isCluster (saveAsTable's clusterBy)
  *   listFunctions([db], [pattern]), getFunction  name, catalog, namespace, description,
  *                                                className, isTemporary: the builtins first
  *                                                (temporary, no catalog, Spark's class and usage
@@ -341,8 +341,11 @@ static int list_columns(cs_sql_session *sql, cs_catalog *cat, cs_sql_arena *a, c
         put_str(&r, 2, cs_sbuf_str(&type));
         put_bool(&r, 3, c->nullable);
         put_bool(&r, 4, i >= first_partition);
+        bool cluster = false;
+        for (int k = 0; t->kind == CS_CATALOG_TABLE && k < t->n_cluster_columns; k++)
+            cluster |= strcmp(t->cluster_columns[k], c->name) == 0;
         put_bool(&r, 5, false);
-        put_bool(&r, 6, false);
+        put_bool(&r, 6, cluster);
         cs_sbuf_free(&type);
     }
     return rows_finish(&r, out, err);

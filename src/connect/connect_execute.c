@@ -166,6 +166,7 @@ static void push_complete(cs_connect_service *svc, connect_op *op)
 static int arrow_stream(const cs_col_batch *b, cs_sbuf *out, cs_error *err)
 {
     cs_ipc_writer *w = cs_ipc_writer_new(b->schema, cs_ipc_write_sbuf, out);
+    cs_ipc_writer_set_unique_nested_names(w);
     int rc = cs_ipc_writer_write(w, b, err);
     if (rc == 0) rc = cs_ipc_writer_close(w, err);
     cs_ipc_writer_free(w);

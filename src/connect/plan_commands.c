@@ -14,14 +14,17 @@
  *                                             partitionBy columns;
  *                            saveAsTable(t)   CREATE TABLE t USING format OPTIONS (...)
  *                                             PARTITIONED BY (...) AS <relation> (overwrite:
- *                                             OR REPLACE; ignore: IF NOT EXISTS);
+ *                                             OR REPLACE; ignore: IF NOT EXISTS), with the
+ *                                             clusterBy columns, which the table records;
  *                            insertInto(t)    INSERT INTO|OVERWRITE t <relation>;
+ *                          (clusterBy with save(path) or insertInto is left out, as Spark's
+ *                          file sources leave it);
  *                          each with the writer's SaveMode in the statement's save_mode
  *                          ("errorifexists" when unspecified, Spark's default), which the
  *                          session honours for the path and table cases;
  *   register_function      spark.udf.register(name, f) of a scalar Python UDF: the session's
  *                          temporary function `name` (CREATE_FUNCTION), which SQL calls.
- * Refused with UNSUPPORTED_FEATURE: bucketBy, sortBy and clusterBy writes, writeTo (v2
+ * Refused with UNSUPPORTED_FEATURE: bucketBy and sortBy writes, writeTo (v2
  * writes), streaming commands, table function / data source registration, ML,
  * checkpoint, resource profiles, MERGE INTO, external commands, extensions.
  *
@@ -146,7 +149,6 @@ static int write_operation(cs_cp *c, const Spark__Connect__WriteOperation *w,
 {
     if (w->bucket_by) return cs_cp_unsupported(c, "bucketBy in DataFrameWriter");
     if (w->n_sort_column_names) return cs_cp_unsupported(c, "sortBy in DataFrameWriter");
-    if (w->n_clustering_columns) return cs_cp_unsupported(c, "clusterBy in DataFrameWriter");
     cs_logical_plan *plan;
     int rc = cs_cp_input(c, w->input, "WriteOperation", &plan);
     if (rc) return rc;
@@ -176,6 +178,10 @@ static int write_operation(cs_cp *c, const Spark__Connect__WriteOperation *w,
         } else {
             s->or_replace = strcmp(mode, "overwrite") == 0;
             s->if_not_exists = strcmp(mode, "ignore") == 0;
+            s->n_cluster_by = (int)w->n_clustering_columns;
+            s->cluster_by = (const char **)cs_cp_array(c, w->n_clustering_columns);
+            for (size_t i = 0; i < w->n_clustering_columns; i++)
+                s->cluster_by[i] = cs_sql_strdup(c->a, w->clustering_columns[i]);
         }
     } else {
         if (w->save_type_case == SPARK__CONNECT__WRITE_OPERATION__SAVE_TYPE_PATH) path = w->path;

@@ -9,7 +9,8 @@
  *   unresolved_function        a call by name (lower case, as the parser writes names), the
  *                              registry resolves it; the client's operator spellings become the
  *                              parser's: "==" is "=", "!=" not(=), "in" an IN list, "when" a
- *                              CASE (when(c, v, c, v, ..., else))
+ *                              CASE (when(c, v, c, v, ..., else)); distributed_sequence_id()
+ *                              (Connect's own, not SQL's) the rows numbered from 0
  *   call_function              a call by name
  *   expression_string          parsed as Spark's parseExpression (selectExpr, expr())
  *   unresolved_star            `*`, `t.*`, df["*"] (the relation's alias)
@@ -37,6 +38,15 @@
 #include "columnar/col_builder.h"
 #include "connect/plan_internal.h"
 #include "sql/sql_parser.h"
+
+/* SparkConnectPlanner's DistributedSequenceID (pandas-on-Spark's default index): the rows
+ * numbered from 0 in the order of the input's partitions, as Spark's AttachDistributedSequence
+ * (zipWithIndex) numbers them; here the count of the rows before each in a window over the whole
+ * input ordered by monotonically_increasing_id(), which counts partition by partition (a bigint,
+ * never null, as Spark's; the window's running frame counts as it goes) */
+#define DISTRIBUTED_SEQUENCE_ID                                                                    \
+    "count(1) OVER (ORDER BY monotonically_increasing_id() "                                       \
+    "ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)"
 
 static char *lower_dup(cs_cp *c, const char *s)
 {
@@ -162,6 +172,8 @@ static int function(cs_cp *c, const char *name, Spark__Connect__Expression *cons
         *out = case_of(c, args, n);
         return 0;
     }
+    if (strcmp(fn, "distributed_sequence_id") == 0 && n == 0)
+        return cs_sql_parse_expression(c->a, DISTRIBUTED_SEQUENCE_ID, out, NULL, c->err);
     cs_sql_expr *e = cs_cp_call(c, fn, args, n);
     e->distinct = distinct;
     *out = e;

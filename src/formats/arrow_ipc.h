@@ -59,6 +59,11 @@ typedef struct cs_ipc_writer cs_ipc_writer;
 cs_ipc_writer *cs_ipc_writer_new(cs_col_type *schema, cs_ipc_write_fn fn, void *arg);
 /* "none" (or NULL), "lz4" or "zstd" for the bodies of the messages written from now on. */
 int cs_ipc_writer_set_compression(cs_ipc_writer *w, const char *codec, cs_error *err);
+/* The schema is written with the fields of each nested struct that share a name renamed name_0,
+ * name_1, ... (top-level names kept), as Spark's ArrowUtils.toArrowSchema does with
+ * errorOnDuplicatedFieldNames = false for Spark Connect's results: Arrow's readers (pyarrow's
+ * to_pylist) refuse a struct with two fields of one name. Before the first batch. */
+void cs_ipc_writer_set_unique_nested_names(cs_ipc_writer *w);
 int cs_ipc_writer_write(cs_ipc_writer *w, const cs_col_batch *b, cs_error *err);
 /* Writes the schema if no batch did, then end-of-stream. */
 int cs_ipc_writer_close(cs_ipc_writer *w, cs_error *err);

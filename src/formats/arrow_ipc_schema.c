@@ -133,7 +133,7 @@ static cs_fb_ref type_table(cs_fb_builder *b, const cs_col_type *t, uint8_t *kin
 }
 
 static cs_fb_ref encode_field(cs_fb_builder *b, const char *name, const cs_col_type *t,
-                              bool nullable, int64_t dict_id);
+                              bool nullable, int64_t dict_id, bool unique);
 
 static cs_fb_ref field_table(cs_fb_builder *b, const char *name, bool nullable, uint8_t kind,
                              cs_fb_ref type, cs_fb_ref dict, const cs_fb_ref *kids, int n_kids)
@@ -150,13 +150,39 @@ static cs_fb_ref field_table(cs_fb_builder *b, const char *name, bool nullable, 
     return cs_fb_table_end(b);
 }
 
+/* The name struct field i of t is written under when names must be unique: its own, or, when
+ * other fields of t share it, name_k for the k-th of them (k from 0), as Spark's
+ * ArrowUtils.deduplicateFieldNames. A new string in buf (size cap) or the field's own name. */
+static const char *unique_name(const cs_col_type *t, int i, char *buf, size_t cap)
+{
+    const char *name = t->fields[i].name;
+    int before = 0, total = 0;
+    for (int j = 0; j < t->n_fields; j++)
+        if (strcmp(t->fields[j].name, name) == 0) {
+            total++;
+            if (j < i) before++;
+        }
+    if (total == 1) return name;
+    snprintf(buf, cap, "%s_%d", name, before);
+    return buf;
+}
+
 static cs_fb_ref encode_field(cs_fb_builder *b, const char *name, const cs_col_type *t,
-                              bool nullable, int64_t dict_id)
+                              bool nullable, int64_t dict_id, bool unique)
 {
     int n = t->n_fields;
     cs_fb_ref *kids = cs_xcalloc((size_t)(n ? n : 1), sizeof *kids);
-    for (int i = 0; i < n; i++)
-        kids[i] = encode_field(b, t->fields[i].name, t->fields[i].type, t->fields[i].nullable, -1);
+    for (int i = 0; i < n; i++) {
+        const char *kid = t->fields[i].name;
+        char *buf = NULL;
+        if (unique && t->id == CS_TYPE_STRUCT) {
+            size_t cap = strlen(kid) + 16;
+            buf = cs_xmalloc(cap);
+            kid = unique_name(t, i, buf, cap);
+        }
+        kids[i] = encode_field(b, kid, t->fields[i].type, t->fields[i].nullable, -1, unique);
+        free(buf);
+    }
     int n_kids = n;
     if (t->id == CS_TYPE_MAP) { /* Map<entries: Struct<key, value>> */
         cs_fb_table_start(b);   /* Struct_ {} */
@@ -180,13 +206,15 @@ static cs_fb_ref encode_field(cs_fb_builder *b, const char *name, const cs_col_t
     return f;
 }
 
-cs_fb_ref cs_ipc_schema_encode(cs_fb_builder *b, const cs_col_type *schema, const int64_t *dict_ids)
+cs_fb_ref cs_ipc_schema_encode(cs_fb_builder *b, const cs_col_type *schema, const int64_t *dict_ids,
+                               bool unique_nested_names)
 {
     int n = schema->n_fields;
     cs_fb_ref *fields = cs_xcalloc((size_t)(n ? n : 1), sizeof *fields);
     for (int i = 0; i < n; i++)
         fields[i] = encode_field(b, schema->fields[i].name, schema->fields[i].type,
-                                 schema->fields[i].nullable, dict_ids ? dict_ids[i] : -1);
+                                 schema->fields[i].nullable, dict_ids ? dict_ids[i] : -1,
+                                 unique_nested_names);
     cs_fb_ref vec = cs_fb_vector_refs(b, fields, (size_t)n);
     free(fields);
     cs_fb_table_start(b);

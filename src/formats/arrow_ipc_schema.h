@@ -20,9 +20,11 @@ enum { BATCH_LENGTH, BATCH_NODES, BATCH_BUFFERS, BATCH_COMPRESSION };
 enum { DICT_ID, DICT_DATA, DICT_IS_DELTA };
 
 /* Encodes the Schema table of `schema` (a struct type). dict_ids[i] >= 0 marks top-level field i
- * as dictionary-encoded (int32 indices) under that id; dict_ids may be NULL. */
-cs_fb_ref cs_ipc_schema_encode(cs_fb_builder *b, const cs_col_type *schema,
-                               const int64_t *dict_ids);
+ * as dictionary-encoded (int32 indices) under that id; dict_ids may be NULL. With
+ * unique_nested_names, the fields of a nested struct that share a name are written name_0,
+ * name_1, ... (top-level names as they are). */
+cs_fb_ref cs_ipc_schema_encode(cs_fb_builder *b, const cs_col_type *schema, const int64_t *dict_ids,
+                               bool unique_nested_names);
 
 /* A top-level field's dictionary encoding as read: id (-1: not encoded), index width in bytes. */
 typedef struct cs_ipc_dict_field {

@@ -44,6 +44,7 @@ struct cs_ipc_writer {
     void **temps; /* rebased offsets and the like, freed after the message */
     size_t n_temps, temps_cap;
     int codec; /* -1: uncompressed bodies; 0: LZ4 frames; 1: zstd (Message.fbs CompressionType) */
+    bool unique_nested_names; /* cs_ipc_writer_set_unique_nested_names */
 };
 
 int cs_ipc_write_sbuf(void *arg, const void *p, size_t n, cs_error *err)
@@ -116,6 +117,11 @@ int cs_ipc_writer_set_compression(cs_ipc_writer *w, const char *codec, cs_error 
         return cs_error_set(err, CS_EINVAL,
                             "Arrow compression codec '%s': expected none, lz4 or zstd", codec);
     return CS_OK;
+}
+
+void cs_ipc_writer_set_unique_nested_names(cs_ipc_writer *w)
+{
+    w->unique_nested_names = true;
 }
 
 void cs_ipc_writer_free(cs_ipc_writer *w)
@@ -305,7 +311,7 @@ static int emit(cs_ipc_writer *w, uint8_t header_type, cs_fb_ref header, cs_erro
 
 static int write_schema(cs_ipc_writer *w, cs_error *err)
 {
-    cs_fb_ref s = cs_ipc_schema_encode(&w->fb, w->schema, w->dict_ids);
+    cs_fb_ref s = cs_ipc_schema_encode(&w->fb, w->schema, w->dict_ids, w->unique_nested_names);
     w->schema_written = true;
     return emit(w, HEADER_SCHEMA, s, err);
 }

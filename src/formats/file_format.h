@@ -143,7 +143,8 @@ typedef struct cs_file_format {
     int (*close_writer)(void *writer, bool commit, cs_error *err);
 } cs_file_format;
 
-/* The format called name (case-insensitive), or NULL. */
+/* The format called name: its short name (case-insensitive), Spark's class name for it or one of
+ * the older names Spark maps to that class ("org.apache.spark.sql.json"); NULL when none. */
 const cs_file_format *cs_file_format_find(const char *name);
 
 #endif /* CSPARK_FORMATS_FILE_FORMAT_H */

@@ -138,14 +138,20 @@ static int drop_function(cs_sql_session *s, const cs_sql_statement *st, cs_error
     return cs_catalog_unresolved_routine_error(s->catalog, st->parts, st->n_parts, err);
 }
 
+int cs_session_drop_relation(cs_sql_session *s, const char *const *parts, int n, bool if_exists,
+                             cs_error *err)
+{
+    const cs_catalog_table *t = cs_catalog_lookup_relation(s->catalog, parts, n);
+    int rc = cs_catalog_drop(s->catalog, parts, n, if_exists, err);
+    if (rc == 0) remove_managed_folder(t);
+    return rc;
+}
+
 int cs_session_drop(cs_sql_session *s, const cs_sql_statement *st, cs_error *err)
 {
     if (strcmp(st->mode, "DATABASE") == 0) return drop_database(s, st, err);
     if (strcmp(st->mode, "FUNCTION") == 0) return drop_function(s, st, err);
-    const cs_catalog_table *t = cs_catalog_lookup_relation(s->catalog, st->parts, st->n_parts);
-    int rc = cs_catalog_drop(s->catalog, st->parts, st->n_parts, st->if_exists, err);
-    if (rc == 0) remove_managed_folder(t);
-    return rc;
+    return cs_session_drop_relation(s, st->parts, st->n_parts, st->if_exists, err);
 }
 
 int cs_session_use(cs_sql_session *s, const cs_sql_statement *st, cs_error *err)

@@ -113,6 +113,10 @@ int cs_session_create_database(cs_sql_session *s, cs_sql_arena *a, const cs_sql_
                                cs_error *err);
 /* DROP TABLE|VIEW|DATABASE|FUNCTION (st->mode). */
 int cs_session_drop(cs_sql_session *s, const cs_sql_statement *st, cs_error *err);
+/* DROP TABLE|VIEW of the relation parts[0..n): the catalog's entry, and a managed table's
+ * folder with it (as Spark's catalog deletes it); TABLE_OR_VIEW_NOT_FOUND unless if_exists. */
+int cs_session_drop_relation(cs_sql_session *s, const char *const *parts, int n, bool if_exists,
+                             cs_error *err);
 int cs_session_use(cs_sql_session *s, const cs_sql_statement *st, cs_error *err);
 int cs_session_show_databases(cs_sql_session *s, const cs_sql_statement *st, cs_sql_result *out,
                               cs_error *err);

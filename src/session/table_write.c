@@ -5,7 +5,9 @@
  *     (Spark's InsertIntoDataSourceDirCommand; a Spark Connect save(path) too, with the
  *     writer's SaveMode and partitionBy columns);
  *   CREATE TABLE [IF NOT EXISTS] t USING fmt [OPTIONS] [PARTITIONED BY (...)] [LOCATION 'p']
- *     AS query (CreateDataSourceTableAsSelectCommand; Connect's saveAsTable with its SaveMode):
+ *     AS query (CreateDataSourceTableAsSelectCommand; Connect's saveAsTable with its SaveMode
+ *     and clusterBy columns, which the table records: Spark 4's ClusterBySpec, never with
+ *     PARTITIONED BY):
  *     the query's rows written at the location — without one, in the database's folder as a
  *     managed table (<spark.sql.warehouse.dir>/t for default, <warehouse>/<db>.db/t else) — then
  * the table entered into the session catalog over them (OR REPLACE is Spark's
@@ -93,6 +95,31 @@ static cs_col_type *data_schema_of(const cs_logical_plan *q, const cs_sql_statem
     return t;
 }
 
+/* The clustering columns of saveAsTable's clusterBy as the query's columns spell them (Spark's
+ * ClusterBySpec.normalizeClusterBySpec: found case-insensitively in the data schema), in names
+ * (st->n_cluster_by entries of the arena); Spark's error for a column the query lacks. */
+static int cluster_columns(cs_sql_arena *a, const cs_sql_statement *st, const cs_col_type *data,
+                           const char ***names, cs_error *err)
+{
+    const char **out = cs_sql_alloc(a, sizeof *out * (size_t)(st->n_cluster_by + 1));
+    for (int i = 0; i < st->n_cluster_by; i++) {
+        out[i] = NULL;
+        for (int j = 0; j < data->n_fields && !out[i]; j++)
+            if (cs_str_ieq(st->cluster_by[i], data->fields[j].name)) out[i] = data->fields[j].name;
+        if (!out[i]) {
+            cs_sbuf tree = CS_SBUF_INIT;
+            cs_col_type_tree_string(data, 0, &tree);
+            cs_sql_error_set(err, CS_EINVAL, "_LEGACY_ERROR_TEMP_3060", "",
+                             "Couldn't find column %s in:\n%s", st->cluster_by[i],
+                             cs_sbuf_str(&tree));
+            cs_sbuf_free(&tree);
+            return err->code;
+        }
+    }
+    *names = out;
+    return 0;
+}
+
 int cs_session_create_table_as(cs_sql_session *s, cs_sql_arena *a, const cs_sql_statement *st,
                                const char *text, cs_error *err)
 {
@@ -100,6 +127,10 @@ int cs_session_create_table_as(cs_sql_session *s, cs_sql_arena *a, const cs_sql_
     const char *full[2] = {cs_catalog_database_of(s->catalog, st->parts, st->n_parts), name};
     if (!cs_catalog_find_database(s->catalog, full[0]))
         return cs_catalog_schema_not_found_error(full[0], err);
+    if (st->n_cluster_by > 0 && st->n_partition_by > 0)
+        return cs_sql_error_set(err, CS_EINVAL,
+                                "SPECIFY_CLUSTER_BY_WITH_PARTITIONED_BY_IS_NOT_ALLOWED", "42908",
+                                "Cannot specify both CLUSTER BY and PARTITIONED BY.");
     if (st->or_replace && !st->save_mode)
         return cs_sql_error_set(err, CS_EUNSUPPORTED, "UNSUPPORTED_FEATURE.TABLE_OPERATION",
                                 "0A000",
@@ -118,7 +149,8 @@ int cs_session_create_table_as(cs_sql_session *s, cs_sql_arena *a, const cs_sql_
         return cs_sql_error_set(err, CS_EUNSUPPORTED, "UNSUPPORTED_FEATURE", "0A000",
                                 "The feature is not supported: saveAsTable in append mode.");
     if (old && m == CS_DS_MODE_OVERWRITE) {
-        if (cs_catalog_drop(s->catalog, full, 2, false, err) < 0) return err->code;
+        /* a managed table's folder goes with it, as Spark's dropTable before the overwrite */
+        if (cs_session_drop_relation(s, full, 2, false, err) < 0) return err->code;
         old = NULL;
     }
     if (old) /* the catalog's own TABLE_OR_VIEW_ALREADY_EXISTS */
@@ -142,14 +174,18 @@ int cs_session_create_table_as(cs_sql_session *s, cs_sql_arena *a, const cs_sql_
                                 location);
     cs_logical_plan *resolved;
     if (cs_sql_analyze(s->catalog, a, st->plan, &resolved, err) != 0) return err->code;
+    cs_col_type *data = cs_sql_arena_keep_type(a, data_schema_of(resolved, st));
+    const char **clustering = NULL;
+    if (cluster_columns(a, st, data, &clustering, err) != 0) return err->code;
     cs_session_write w = write_of(st, location, CS_DS_MODE_OVERWRITE);
     int rc = cs_session_write_query(s, a, resolved, text, &w, err);
     if (rc < 0) return rc;
-    cs_col_type *data = cs_sql_arena_keep_type(a, data_schema_of(resolved, st));
     rc = cs_catalog_create_table(s->catalog, full, 2, st->format, location, st->option_keys,
                                  st->option_values, st->n_options, data, false, err);
     cs_catalog_table *t = rc == 0 ? cs_catalog_lookup_relation(s->catalog, full, 2) : NULL;
     if (t) cs_catalog_table_describe(s->catalog, t, managed, st->comment);
+    if (t && st->n_cluster_by > 0)
+        cs_catalog_table_cluster_by(s->catalog, t, clustering, st->n_cluster_by);
     return rc;
 }
 

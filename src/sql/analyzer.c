@@ -316,6 +316,15 @@ static cs_logical_plan *resolve_join(cs_an_ctx *c, const cs_logical_plan *p)
         }
     }
     bool semi = jt == CS_JOIN_LEFT_SEMI || jt == CS_JOIN_LEFT_ANTI;
+    /* the keys the output leaves out (Spark's hiddenOutputTag): a side's keys as the join
+     * outputs them (nullable on an outer join's null-supplying side) */
+    cs_sql_expr **hidden = cs_sql_alloc(c->a, sizeof *hidden * (size_t)(2 * nk + 1));
+    int n_hidden = 0;
+    for (int k = 0; !semi && k < nk; k++) {
+        if (jt == CS_JOIN_RIGHT_OUTER || jt == CS_JOIN_FULL_OUTER)
+            hidden[n_hidden++] = j->output[li[k]];
+        if (jt != CS_JOIN_RIGHT_OUTER) hidden[n_hidden++] = j->output[l->n_output + ri[k]];
+    }
     for (int side = 0; side < (semi ? 1 : 2); side++) {
         const cs_logical_plan *x = side ? r : l;
         const int *ks = side ? ri : li;
@@ -326,7 +335,10 @@ static cs_logical_plan *resolve_join(cs_an_ctx *c, const cs_logical_plan *p)
             if (!key) cs_an_push(c, &list, &n, &cap, j->output[side ? l->n_output + i : i]);
         }
     }
-    return cs_an_project(c, j, list, n);
+    cs_logical_plan *proj = cs_an_project(c, j, list, n);
+    proj->hidden = hidden;
+    proj->n_hidden = n_hidden;
+    return proj;
 }
 
 static const char *set_op_name(const cs_logical_plan *p)

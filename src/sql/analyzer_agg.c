@@ -29,7 +29,7 @@ typedef struct agg_state {
 
 static cs_an_scope scope_of(cs_an_ctx *c, const cs_logical_plan *p)
 {
-    cs_an_scope s = {p->output, p->n_output, c->outer};
+    cs_an_scope s = {p->output, p->n_output, c->outer, p->hidden, p->n_hidden};
     return s;
 }
 
@@ -685,7 +685,12 @@ cs_logical_plan *cs_an_select(cs_an_ctx *c, const cs_logical_plan *p)
         return build_aggregate(c, child, &g, list, n, has_window);
     }
     if (!(child = extract_generator(c, child, &list, &n))) return NULL;
-    if (!has_window) return cs_an_project(c, child, list, n);
+    if (!has_window) {
+        cs_logical_plan *proj = cs_an_project(c, child, list, n);
+        proj->hidden = child->hidden; /* still there for a qualified star above */
+        proj->n_hidden = child->n_hidden;
+        return proj;
+    }
     window_state ws = {0};
     cs_sql_expr **final = cs_sql_alloc(c->a, sizeof *final * (size_t)(n + 1));
     for (int i = 0; i < n; i++) {

@@ -230,8 +230,11 @@ int cs_an_expand_star(cs_an_ctx *c, const cs_sql_expr *star, const cs_an_scope *
         if (rc == 0) return cs_an_unresolved_column(c, x, s);
         n_except++;
     }
-    for (int i = 0; i < s->n; i++) {
-        cs_sql_expr *a = s->attrs[i];
+    /* a qualified star: the input's hidden join keys of that qualifier first, as Spark's
+     * UnresolvedStar.expand takes hiddenOutput ++ output */
+    int n_hidden = star->n_parts ? s->n_hidden : 0;
+    for (int i = 0; i < n_hidden + s->n; i++) {
+        cs_sql_expr *a = i < n_hidden ? s->hidden[i] : s->attrs[i - n_hidden];
         if (star->n_parts && !qualifier_matches(a, star->parts, star->n_parts)) continue;
         bool skip = false;
         for (int j = 0; j < n_except; j++)

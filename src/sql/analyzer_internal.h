@@ -29,6 +29,9 @@ typedef struct cs_an_scope {
     cs_sql_expr **attrs;
     int n;
     const struct cs_an_scope *outer;
+    /* the input's hidden join keys (logical_plan.h), which only a qualified star expands to */
+    cs_sql_expr **hidden;
+    int n_hidden;
 } cs_an_scope;
 
 typedef struct cs_an_cte {

@@ -482,6 +482,15 @@ void cs_catalog_table_describe(cs_catalog *c, cs_catalog_table *t, bool managed,
     t->comment = comment ? cs_sql_strdup(c->arena, comment) : NULL;
 }
 
+void cs_catalog_table_cluster_by(cs_catalog *c, cs_catalog_table *t, const char *const *names,
+                                 int n)
+{
+    t->cluster_columns = cs_sql_alloc(c->arena, sizeof *t->cluster_columns * (size_t)(n ? n : 1));
+    for (int i = 0; i < n; i++)
+        t->cluster_columns[i] = cs_sql_strdup(c->arena, names[i]);
+    t->n_cluster_columns = n;
+}
+
 /* Lists location and fills t's schema (inferred, plus partition columns) and size. */
 static int describe_files(cs_sql_arena *a, cs_catalog_table *t, cs_col_type *declared,
                           cs_error *err)

@@ -60,6 +60,10 @@ struct cs_catalog_table {
     const char **option_keys, **option_values;
     cs_col_type *schema; /* struct: data columns then partition columns (kept by the arena) */
     int n_partition_columns;
+    /* TABLE: clustering columns (Spark 4's ClusterBySpec of saveAsTable's clusterBy), names as
+     * the table's columns spell them; the files are written as without them */
+    int n_cluster_columns;
+    const char **cluster_columns;
     int64_t size_bytes;  /* sum of the files' sizes when listed, -1 unknown */
     bool managed;        /* TABLE: its folder is the catalog's (dropped with it) */
     const char *comment; /* TABLE: COMMENT '...' (Spark's description), or NULL */
@@ -161,6 +165,9 @@ int cs_catalog_create_table(cs_catalog *c, const char *const *parts, int n_parts
  * (copied; NULL none). */
 void cs_catalog_table_describe(cs_catalog *c, cs_catalog_table *t, bool managed,
                                const char *comment);
+/* Records t's clustering columns names[0..n) (copied). */
+void cs_catalog_table_cluster_by(cs_catalog *c, cs_catalog_table *t, const char *const *names,
+                                 int n);
 
 /* t's rows kept: batches[0..n) (references taken over; the array is copied), replacing any
  * kept before; cs_catalog_table_uncache releases them (t->cached false). */

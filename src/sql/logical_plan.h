@@ -90,6 +90,12 @@ struct cs_logical_plan {
     bool resolved;
     int n_output;
     cs_sql_expr **output; /* ATTR nodes */
+    /* PROJECT of a USING/NATURAL join, and the projections resolved over it: the join keys its
+     * output leaves out (Spark's Project.hiddenOutputTag: the right keys of an inner or left
+     * join, the left ones of a right join, both of a full join), which a qualified star over
+     * it (t.*, a DataFrame's df["*"]) still expands to, before the output's columns */
+    int n_hidden;
+    cs_sql_expr **hidden;
 
     /* names: relation parts, alias, hint, table function, CTE name */
     int n_parts;
@@ -220,6 +226,10 @@ typedef struct cs_sql_statement {
     cs_col_type *schema; /* declared columns (borrowed, kept by the arena); NULL if none */
     int n_partition_by;
     const char **partition_by;
+    /* CREATE TABLE AS made of a DataFrameWriter's saveAsTable with clusterBy: the clustering
+     * columns (Spark 4's ClusterBySpec), recorded on the table */
+    int n_cluster_by;
+    const char **cluster_by;
     const char *key, *value; /* SET */
     /* Added for the parser: CREATE VIEW v (a, b) / INSERT INTO t (a, b) column names; and an
      * INSERT's PARTITION (k = v, k2): partition_by holds the keys, partition_values the

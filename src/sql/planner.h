@@ -73,4 +73,11 @@ typedef struct cs_sql_planner_ctx {
 int cs_sql_plan(const cs_sql_planner_ctx *ctx, const cs_logical_plan *plan, cs_phys_node **out,
                 cs_error *err);
 
+/* The files a resolved plan reads, as Spark's Dataset.inputFiles: every file of each relation
+ * over files, listed now (partition discovery as a scan's), each once, local paths as file://
+ * uris. *files (the array and each string) is the caller's to free; a listing's error (Spark's
+ * PATH_NOT_FOUND) is returned with err. */
+int cs_sql_plan_input_files(const cs_logical_plan *plan, char ***files, int *n_files,
+                            cs_error *err);
+
 #endif /* CSPARK_SQL_PLANNER_H */

@@ -5,8 +5,13 @@
  * FilePartition does, reading the columns the relation outputs, with the conjuncts a data
  * source can use pushed down and the whole condition in a FILTER above.
  *
- * Called by planner.c. Ownership: the node owns copies of everything it holds.
+ * Also the files a plan reads (cs_sql_plan_input_files, Spark's Dataset.inputFiles), listed
+ * the same way.
+ *
+ * Called by planner.c, and by the Spark Connect server for InputFiles. Ownership: the node owns
+ * copies of everything it holds.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -286,4 +291,55 @@ int cs_pl_scan(cs_pl_ctx *c, const cs_logical_plan *rel, const cs_sql_expr *cond
 fail:
     cs_phys_free(n);
     return -1;
+}
+
+/* Adds the files of every relation over files under p to *files (each once, local paths as
+ * file:// uris, as Hadoop's qualified paths print). */
+static int add_input_files(const cs_logical_plan *p, char ***files, int *n, int *cap, cs_error *err)
+{
+    const cs_catalog_table *t = p->kind == CS_LP_RELATION ? p->table : NULL;
+    if (t && t->format && t->location) {
+        cs_format_options opts = {(const char *const *)t->option_keys,
+                                  (const char *const *)t->option_values, t->n_options};
+        cs_ds_file_index ix = {0};
+        const char *path = t->location;
+        if (cs_ds_file_index_build(&path, 1, &opts, true, &ix, err) != 0) return -1;
+        for (int i = 0; i < ix.n_files; i++) {
+            const char *uri = ix.files[i].uri;
+            size_t len = strlen(uri) + sizeof "file://";
+            char *name = cs_xmalloc(len);
+            snprintf(name, len, "%s%s", uri[0] == '/' ? "file://" : "", uri);
+            bool seen = false;
+            for (int k = 0; k < *n && !seen; k++)
+                seen = strcmp((*files)[k], name) == 0;
+            if (seen) {
+                free(name);
+                continue;
+            }
+            if (*n == *cap) {
+                *cap = *cap ? 2 * *cap : 16;
+                *files = cs_xrealloc(*files, sizeof **files * (size_t)*cap);
+            }
+            (*files)[(*n)++] = name;
+        }
+        cs_ds_file_index_free(&ix);
+    }
+    for (int i = 0; i < p->n_children; i++)
+        if (add_input_files(p->children[i], files, n, cap, err) != 0) return -1;
+    return 0;
+}
+
+int cs_sql_plan_input_files(const cs_logical_plan *plan, char ***files, int *n_files, cs_error *err)
+{
+    char **list = NULL;
+    int n = 0, cap = 0;
+    if (add_input_files(plan, &list, &n, &cap, err) != 0) {
+        for (int i = 0; i < n; i++)
+            free(list[i]);
+        free(list);
+        return err->code ? err->code : CS_EINVAL;
+    }
+    *files = list;
+    *n_files = n;
+    return 0;
 }

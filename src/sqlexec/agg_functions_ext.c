@@ -236,7 +236,7 @@ int cs_sql_agg_ext_bind(cs_sql_agg *a, const cs_agg_spec *spec, cs_error *err)
         return 1;
     case CS_AGG_COLLECT_LIST:
     case CS_AGG_COLLECT_SET:
-        if (!t || !cs_sql_group_key_type_ok(t) || t->id == CS_TYPE_NULL)
+        if (!t || !cs_sql_struct_key_type_ok(t) || t->id == CS_TYPE_NULL)
             return cs_sql_agg_bad_arg(fn, t, err), -1;
         a->impl = fn == CS_AGG_COLLECT_LIST ? X_COLLECT_LIST : X_COLLECT_SET;
         a->n_buf = 1;

@@ -747,7 +747,7 @@ cs_sql_op *cs_sql_op_hash_aggregate(cs_sql_op *child, cs_agg_mode mode, const in
                               "HashAggregate: group key ordinal %d is not a "
                               "column of its %d-column input",
                               o, in->n_fields);
-        else if (!cs_sql_group_key_type_ok(in->fields[o].type))
+        else if (!cs_sql_struct_key_type_ok(in->fields[o].type))
             rc = cs_sql_error_set(err, CS_EINVAL, "GROUP_EXPRESSION_TYPE_IS_NOT_ORDERABLE", "42822",
                                   "The expression \"%s\" cannot be used as a grouping "
                                   "expression because its data type is not an orderable data "

@@ -535,7 +535,7 @@ cs_sql_op *cs_sql_op_python_group_map(cs_sql_op *child, const cs_py_eval_spec *s
     for (int i = 2; ok && i < u->n_args; i++)
         ok = u->args[i] >= 0 && u->args[i] < in->n_fields;
     for (int i = 0; ok && i < u->args[1]; i++)
-        ok = cs_sql_key_type_ok(in->fields[u->args[2 + i]].type);
+        ok = cs_sql_struct_key_type_ok(in->fields[u->args[2 + i]].type);
     if (!ok || schema->id != CS_TYPE_STRUCT) {
         cs_error_set(err, CS_EINVAL, "FlatMapGroupsInPandas: bad grouped offsets or keys");
         cs_col_type_unref(schema);
@@ -600,7 +600,7 @@ static int side_offsets(py_side *s, const int *args, int n_args, int at, const c
     s->n_keys = nk;
     s->keys = cs_xcalloc((size_t)nk, sizeof *s->keys);
     for (int i = 0; i < nk; i++) {
-        if (!cs_sql_key_type_ok(in->fields[args[at + 2 + i]].type)) return -1;
+        if (!cs_sql_struct_key_type_ok(in->fields[args[at + 2 + i]].type)) return -1;
         s->keys[i] = (cs_sort_key){args[at + 2 + i], false, true};
     }
     return at + 1 + len;

@@ -447,7 +447,7 @@ static cs_sql_op *make_sort(cs_sql_op *child, const cs_sort_key *keys, int n_key
                               "Sort: key ordinal %d is not a column of its "
                               "%d-column input",
                               o, in->n_fields);
-        else if (!cs_sql_key_type_ok(in->fields[o].type))
+        else if (!cs_sql_struct_key_type_ok(in->fields[o].type))
             rc =
                 cs_sql_error_set(err, CS_EINVAL, "DATATYPE_MISMATCH.INVALID_ORDERING_TYPE", "42K09",
                                  "Cannot resolve \"%s\" due to data type mismatch: "

@@ -46,11 +46,11 @@ bool cs_sql_key_type_ok(const cs_col_type *t)
            key_width(t->id) > 0;
 }
 
-bool cs_sql_group_key_type_ok(const cs_col_type *t)
+bool cs_sql_struct_key_type_ok(const cs_col_type *t)
 {
     if (t->id != CS_TYPE_STRUCT) return cs_sql_key_type_ok(t);
     for (int f = 0; f < t->n_fields; f++)
-        if (!cs_sql_group_key_type_ok(t->fields[f].type)) return false;
+        if (!cs_sql_struct_key_type_ok(t->fields[f].type)) return false;
     return true;
 }
 
@@ -194,12 +194,16 @@ static void add_lengths(const cs_column *c, int64_t n, const uint8_t *parent_nul
     }
 }
 
-/* Writes row i of c at out + pos[i] for every row, moving pos[i] on. */
+/* Writes row i of c at out + pos[i] for every row, moving pos[i] on. A field of a struct key
+ * (parent_null given) orders its nulls as Spark's struct ordering does, whatever the key's own
+ * NULLS FIRST/LAST: first when ascending, last when descending (the ascending field ordering,
+ * reversed). */
 static void put_values(const cs_column *c, int64_t n, const uint8_t *parent_null,
                        const cs_sort_key *key, uint8_t *out, int64_t *pos)
 {
     cs_type_id id = c->type->id;
-    uint8_t null_marker = key->nulls_first ? 0x00 : 0x02;
+    bool nulls_first = parent_null ? !key->descending : key->nulls_first;
+    uint8_t null_marker = nulls_first ? 0x00 : 0x02;
     uint8_t inv = key->descending ? 0xFF : 0x00;
     if (id == CS_TYPE_STRUCT) {
         uint8_t *null = cs_xmalloc((size_t)(n > 0 ? n : 1));

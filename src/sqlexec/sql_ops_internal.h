@@ -38,9 +38,11 @@
 
 /* Whether a key of this type can be encoded (fixed-width types, string, binary). */
 bool cs_sql_key_type_ok(const cs_col_type *t);
-/* Whether a group key of this type can be encoded: those, and structs of them (a struct is its
- * marker byte then its fields' encodings, a null struct's fields written as nulls). */
-bool cs_sql_group_key_type_ok(const cs_col_type *t);
+/* Whether a group or sort key of this type can be encoded: those, and structs of them (a struct
+ * is its marker byte then its fields' encodings, a null struct's fields written as nulls; a
+ * field's nulls come first when the key is ascending, last when descending, as Spark orders
+ * structs). */
+bool cs_sql_struct_key_type_ok(const cs_col_type *t);
 
 /* Encoded keys of rows [0, n) of a batch: row i is bytes[off[i] .. off[i+1]). any_null[i] says
  * a key column of row i is null (joins skip those rows). Buffers are reused between batches

@@ -1,8 +1,9 @@
 """python_udfs.py — Python UDFs through a Spark Connect server, checked against values computed
 here: row-at-a-time udf (in select, in filter, nested, over nulls, over strings, none of the
 input), scalar pandas_udf, scalar iterator pandas_udf, UDFs registered with spark.udf.register
-and called from SQL, grouped map applyInPandas (when the server runs it), and a UDF that
-raises (PythonException with the worker's traceback, whose last line names the error).
+and called from SQL, grouped map applyInPandas (when the server runs it; grouped by a window's
+struct too), and a UDF that raises (PythonException with the worker's traceback, whose last
+line names the error).
 
 Usage: python_udfs.py sc://host:port [--no-group-map]
 Exit 0 when every check passes; 1 naming the first that did not.
@@ -318,5 +319,21 @@ if group_map:
     check("result columns by position",
           tuple(gm.groupBy("id").applyInPandas(swapped, "a long, b long").first()), (2, 1))
     spark.conf.unset("spark.sql.legacy.execution.pandas.groupedMap.assignColumnsByName")
+
+    # grouped_map_over_a_window_struct: groupBy(window(...)) hands applyInPandas a struct key,
+    # which the groups are sorted by; the key reaches the function as a Row
+    ts = spark.createDataFrame(
+        [(0, 1, "2018-03-10 00:00:00"), (1, 2, "2018-03-11 00:00:00"), (2, 2, "2018-03-12 00:00:00"),
+         (3, 3, "2018-03-15 00:00:00"), (4, 3, "2018-03-16 00:00:00"), (5, 3, "2018-03-21 00:00:00")],
+        ["id", "g", "ts"]).select("id", "g", F.col("ts").cast("timestamp").alias("ts"))
+
+    def ids_of_group(key, pdf):
+        start = key[1]["start"].strftime("%m-%d")
+        return pd.DataFrame({"g": [key[0]], "start": [start], "ids": [sorted(pdf.id.tolist())]})
+
+    got = sorted(tuple(r) for r in ts.groupBy("g", F.window("ts", "5 days")).applyInPandas(
+        ids_of_group, "g long, start string, ids array<long>").collect())
+    check("groups of a window struct key", got,
+          [(1, "03-10", [0]), (2, "03-10", [1, 2]), (3, "03-15", [3, 4]), (3, "03-20", [5])])
 
 print("PASS python_udfs")
