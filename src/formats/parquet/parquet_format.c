@@ -19,6 +19,7 @@
 
 static int file_schema(const char *uri, cs_col_type **out, cs_error *err)
 {
+    *out = NULL;
     cs_parquet_file *f;
     int rc = cs_parquet_file_open(uri, &f, err);
     if (rc) return rc;
@@ -73,7 +74,7 @@ static int parquet_infer_schema(const char *const *uris, int n, const cs_format_
     if (n < 1) return cs_error_set(err, CS_EINVAL, "parquet: no file to infer a schema from");
     const char *m = cs_format_option(options, "mergeSchema");
     bool merge_all = m && strcasecmp(m, "true") == 0;
-    cs_col_type *schema;
+    cs_col_type *schema = NULL;
     int rc = file_schema(uris[0], &schema, err);
     for (int i = 1; i < n && merge_all && !rc; i++) {
         cs_col_type *more;
