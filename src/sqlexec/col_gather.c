@@ -292,6 +292,17 @@ static void set_run_validity(cs_column *out, cs_column *const *srcs, const cs_sq
     out->null_count = nulls;
 }
 
+/* The runs of a struct's field f: ch[r] is run r's source's field column, fr[r] the run over it
+ * (batch r of ch). */
+static void field_runs(cs_column *const *srcs, const cs_sql_row_run *runs, int n_runs, int f,
+                       cs_column **ch, cs_sql_row_run *fr)
+{
+    for (int r = 0; r < n_runs; r++) {
+        ch[r] = srcs[runs[r].batch]->children[f];
+        fr[r] = (cs_sql_row_run){.batch = r, .start = runs[r].start, .len = runs[r].len};
+    }
+}
+
 /* Whether every run's source can be copied run by run: not a dictionary-encoded string, not an
  * array or map (whose elements would need their own runs); a struct when its fields can. */
 static bool runs_copyable(const cs_col_type *type, cs_column *const *srcs,
@@ -307,16 +318,12 @@ static bool runs_copyable(const cs_col_type *type, cs_column *const *srcs,
     if (id != CS_TYPE_STRUCT) return true;
     bool ok = true;
     cs_column **ch = cs_xmalloc(sizeof *ch * (size_t)(n_runs > 0 ? n_runs : 1));
+    cs_sql_row_run *fr = cs_xmalloc(sizeof *fr * (size_t)(n_runs > 0 ? n_runs : 1));
     for (int f = 0; f < type->n_fields && ok; f++) {
-        /* the runs' sources' field f, at the runs' positions (runs[r].batch == r for the copy) */
-        cs_sql_row_run *fr = cs_xmalloc(sizeof *fr * (size_t)(n_runs > 0 ? n_runs : 1));
-        for (int r = 0; r < n_runs; r++) {
-            ch[r] = srcs[runs[r].batch]->children[f];
-            fr[r] = (cs_sql_row_run){.batch = r, .start = runs[r].start, .len = runs[r].len};
-        }
+        field_runs(srcs, runs, n_runs, f, ch, fr);
         ok = runs_copyable(type->fields[f].type, ch, fr, n_runs);
-        free(fr);
     }
+    free(fr);
     free(ch);
     return ok;
 }
@@ -386,10 +393,7 @@ static cs_column *copy_runs(cs_col_type *type, cs_column *const *srcs, const cs_
     cs_column **ch = cs_xmalloc(sizeof *ch * (size_t)(n_runs > 0 ? n_runs : 1));
     cs_sql_row_run *fr = cs_xmalloc(sizeof *fr * (size_t)(n_runs > 0 ? n_runs : 1));
     for (int f = 0; f < nf; f++) {
-        for (int r = 0; r < n_runs; r++) {
-            ch[r] = srcs[runs[r].batch]->children[f];
-            fr[r] = (cs_sql_row_run){.batch = r, .start = runs[r].start, .len = runs[r].len};
-        }
+        field_runs(srcs, runs, n_runs, f, ch, fr);
         out->children[f] = copy_runs(type->fields[f].type, ch, fr, n_runs, n, alloc);
     }
     free(fr);

@@ -185,14 +185,32 @@ static int64_t task_seed(const cs_px_kctx *k, cs_column *const *a, int na)
     return (int64_t)((uint64_t)seed + (uint64_t)k->ctx->partition_id);
 }
 
-static int random_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_column **out)
+/* The node's generator on its first batch: XORShiftRandom (rand, randn, randstr) or the
+ * Mersenne Twister (uuid, shuffle), seeded from the seed argument(s) a[0..na) and the partition. */
+static cs_px_rng *xorshift_of(const cs_px_kctx *k, cs_column *const *a, int na)
 {
     cs_px_rng *g = k->rng;
-    bool gauss = strcmp(k->e->fn, "randn") == 0;
     if (!g->started) {
         g->xs = hash_seed(task_seed(k, a, na));
         g->started = true;
     }
+    return g;
+}
+
+static cs_px_rng *twister_of(const cs_px_kctx *k, cs_column *const *a, int na)
+{
+    cs_px_rng *g = k->rng;
+    if (!g->started) {
+        mt_seed(g, task_seed(k, a, na));
+        g->started = true;
+    }
+    return g;
+}
+
+static int random_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_column **out)
+{
+    cs_px_rng *g = xorshift_of(k, a, na);
+    bool gauss = strcmp(k->e->fn, "randn") == 0;
     cs_column *r = cs_px_new_fixed(k->alloc, k->e->type, k->n);
     double *v = (double *)(void *)r->values;
     for (int64_t i = 0; i < k->n; i++)
@@ -203,11 +221,7 @@ static int random_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_co
 
 static int uuid_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_column **out)
 {
-    cs_px_rng *g = k->rng;
-    if (!g->started) {
-        mt_seed(g, task_seed(k, a, na));
-        g->started = true;
-    }
+    cs_px_rng *g = twister_of(k, a, na);
     cs_col_builder *b = cs_col_builder_new(k->alloc, k->e->type);
     cs_col_builder_reserve(b, k->n, 36 * (size_t)k->n);
     for (int64_t i = 0; i < k->n; i++) {
@@ -228,11 +242,7 @@ static int uuid_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_colu
  * INVALID_PARAMETER_VALUE.LENGTH */
 static int randstr_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_column **out)
 {
-    cs_px_rng *g = k->rng;
-    if (!g->started) {
-        g->xs = hash_seed(task_seed(k, a + 1, na - 1));
-        g->started = true;
-    }
+    cs_px_rng *g = xorshift_of(k, a + 1, na - 1);
     int64_t n = k->n, sl = cs_px_stride(a[0], n);
     const int32_t *len = (const int32_t *)(const void *)a[0]->values;
     for (int64_t i = 0; i < n; i++)
@@ -261,11 +271,7 @@ static int randstr_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_c
 /* shuffle(array[, seed]): a null array stays null and draws nothing */
 static int shuffle_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_column **out)
 {
-    cs_px_rng *g = k->rng;
-    if (!g->started) {
-        mt_seed(g, task_seed(k, a + 1, na - 1));
-        g->started = true;
-    }
+    cs_px_rng *g = twister_of(k, a + 1, na - 1);
     int64_t n = k->n, ss = cs_px_stride(a[0], n), total = 0;
     const cs_column *arr = a[0];
     const int32_t *off = cs_column_offsets(arr);
