@@ -293,8 +293,9 @@ fail:
     return -1;
 }
 
-/* Adds the files of every relation over files under p to *files (each once, local paths as
- * file:// uris, as Hadoop's qualified paths print). */
+/* Adds the files of every relation over files under p to *files (local paths as file:// uris,
+ * as Hadoop's qualified paths print; a file read twice is listed twice until the caller's
+ * unique pass). */
 static int add_input_files(const cs_logical_plan *p, char ***files, int *n, int *cap, cs_error *err)
 {
     const cs_catalog_table *t = p->kind == CS_LP_RELATION ? p->table : NULL;
@@ -309,13 +310,6 @@ static int add_input_files(const cs_logical_plan *p, char ***files, int *n, int 
             size_t len = strlen(uri) + sizeof "file://";
             char *name = cs_xmalloc(len);
             snprintf(name, len, "%s%s", uri[0] == '/' ? "file://" : "", uri);
-            bool seen = false;
-            for (int k = 0; k < *n && !seen; k++)
-                seen = strcmp((*files)[k], name) == 0;
-            if (seen) {
-                free(name);
-                continue;
-            }
             if (*n == *cap) {
                 *cap = *cap ? 2 * *cap : 16;
                 *files = cs_xrealloc(*files, sizeof **files * (size_t)*cap);
@@ -329,6 +323,11 @@ static int add_input_files(const cs_logical_plan *p, char ***files, int *n, int 
     return 0;
 }
 
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 int cs_sql_plan_input_files(const cs_logical_plan *plan, char ***files, int *n_files, cs_error *err)
 {
     char **list = NULL;
@@ -339,7 +338,16 @@ int cs_sql_plan_input_files(const cs_logical_plan *plan, char ***files, int *n_f
         free(list);
         return err->code ? err->code : CS_EINVAL;
     }
+    /* each file once (Spark's inputFiles is a set): sorted, the repeats dropped */
+    if (n > 1) qsort(list, (size_t)n, sizeof *list, by_name);
+    int w = 0;
+    for (int i = 0; i < n; i++) {
+        if (w > 0 && strcmp(list[w - 1], list[i]) == 0)
+            free(list[i]);
+        else
+            list[w++] = list[i];
+    }
     *files = list;
-    *n_files = n;
+    *n_files = w;
     return 0;
 }
