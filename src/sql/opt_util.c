@@ -11,6 +11,7 @@
 #include "columnar/col_builder.h"
 #include "sql/function_registry.h"
 #include "sql/optimizer_internal.h"
+#include "sqlexec/pexpr.h"
 
 /* ---- expressions --------------------------------------------------------------------------- */
 
@@ -690,28 +691,16 @@ bool cs_opt_expr_equal(const cs_sql_expr *a, const cs_sql_expr *b)
     return true;
 }
 
+/* Spark's Nondeterministic: the scalar functions of sqlexec's one list, and the aggregates whose
+ * value depends on the order rows arrive in (First, Last, AnyValue) */
 static bool nondeterministic_fn(const char *fn)
 {
-    static const char *const names[] = {"rand",
-                                        "randn",
-                                        "random",
-                                        "uuid",
-                                        "randstr",
-                                        "uniform",
-                                        "shuffle",
-                                        "monotonically_increasing_id",
-                                        "spark_partition_id",
-                                        "input_file_name",
-                                        "input_file_block_start",
-                                        "input_file_block_length",
-                                        "first",
-                                        "last",
-                                        "any_value",
-                                        "first_value",
-                                        "last_value"};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (strcmp(fn, names[i]) == 0) return true;
-    return false;
+    static const char *const order_dependent_aggregates[] = {"first", "last", "any_value",
+                                                             "first_value", "last_value"};
+    for (size_t i = 0; i < sizeof order_dependent_aggregates / sizeof order_dependent_aggregates[0];
+         i++)
+        if (strcmp(fn, order_dependent_aggregates[i]) == 0) return true;
+    return cs_px_nondeterministic(fn);
 }
 
 bool cs_opt_deterministic(const cs_sql_expr *e)

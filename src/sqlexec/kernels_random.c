@@ -332,11 +332,46 @@ static int increasing_id_kernel(const cs_px_kctx *k, cs_column *const *a, int na
     return CS_OK;
 }
 
+/* Spark's Nondeterministic scalar functions (their value is not fixed by their arguments), the
+ * one list the planner (cs_pexpr_deterministic) and the optimizer (cs_opt_deterministic) read.
+ * `generator`: the compiled node keeps a cs_px_rng. `random` and `uniform` never reach a task
+ * (the analyzer renames the first, the optimizer rewrites the second into rand) but are listed
+ * so that a plan holding them is treated as Spark treats it. */
+static const struct {
+    const char *name;
+    bool generator;
+} nondeterministic_functions[] = {
+    {"rand", true},
+    {"randn", true},
+    {"random", true},
+    {"uuid", true},
+    {"randstr", true},
+    {"uniform", true},
+    {"shuffle", true},
+    {"monotonically_increasing_id", true},
+    {"spark_partition_id", false},
+    {"input_file_name", false},
+    {"input_file_block_start", false},
+    {"input_file_block_length", false},
+};
+
+static int nondeterministic_index(const char *fn)
+{
+    for (size_t i = 0; i < sizeof nondeterministic_functions / sizeof nondeterministic_functions[0];
+         i++)
+        if (strcmp(fn, nondeterministic_functions[i].name) == 0) return (int)i;
+    return -1;
+}
+
+bool cs_px_nondeterministic(const char *fn)
+{
+    return nondeterministic_index(fn) >= 0;
+}
+
 bool cs_px_is_random(const char *fn)
 {
-    return strcmp(fn, "rand") == 0 || strcmp(fn, "randn") == 0 || strcmp(fn, "uuid") == 0 ||
-           strcmp(fn, "randstr") == 0 || strcmp(fn, "shuffle") == 0 ||
-           strcmp(fn, "monotonically_increasing_id") == 0;
+    int i = nondeterministic_index(fn);
+    return i >= 0 && nondeterministic_functions[i].generator;
 }
 
 cs_px_kernel cs_px_random_lookup(const char *fn, const cs_col_type *const *t, int n,

@@ -117,6 +117,9 @@ void cs_pexpr_cse_free(cs_pexpr_cse *cse);
 /* Whether e's value is fixed by its inputs (no rand, uuid, partition id, file name, ...
  * anywhere in it: Spark's Nondeterministic). */
 bool cs_pexpr_deterministic(const cs_pexpr *e);
+/* Whether the scalar function fn is one of Spark's Nondeterministic ones (kernels_random.c keeps
+ * the one list: rand, uuid, shuffle, spark_partition_id, input_file_name, ...). */
+bool cs_px_nondeterministic(const char *fn);
 
 /* Rows of a boolean column that are true (null and false are dropped), as ascending row
  * indices into sel (room for column->length); returns how many. Filter's building block. */

@@ -30,28 +30,9 @@ struct cs_pexpr_cse {
     cs_column **cache; /* per slot: the column of the current batch, or NULL */
 };
 
-/* the functions whose value is not fixed by their arguments (Spark's Nondeterministic) */
-static bool nondeterministic(const char *fn)
-{
-    static const char *const names[] = {"rand",
-                                        "randn",
-                                        "random",
-                                        "uuid",
-                                        "randstr",
-                                        "shuffle",
-                                        "monotonically_increasing_id",
-                                        "spark_partition_id",
-                                        "input_file_name",
-                                        "input_file_block_start",
-                                        "input_file_block_length"};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (strcmp(fn, names[i]) == 0) return true;
-    return false;
-}
-
 bool cs_pexpr_deterministic(const cs_pexpr *e)
 {
-    if (e->kind == CS_PX_CALL && nondeterministic(e->fn)) return false;
+    if (e->kind == CS_PX_CALL && cs_px_nondeterministic(e->fn)) return false;
     for (int i = 0; i < e->n_args; i++)
         if (!cs_pexpr_deterministic(e->args[i])) return false;
     return true;
@@ -136,7 +117,7 @@ static bool collect(cs_px_node *n, bool eager, walk *w, uint64_t *h)
     const cs_pexpr *e = n->e;
     uint64_t hh = mix((uint64_t)e->kind, (uint64_t)e->type->id);
     bool lazy = e->kind == CS_PX_CASE || (e->kind == CS_PX_CALL && !n->kernel);
-    bool det = !(e->kind == CS_PX_CALL && nondeterministic(e->fn));
+    bool det = !(e->kind == CS_PX_CALL && cs_px_nondeterministic(e->fn));
     if (e->kind == CS_PX_COLUMN) hh = mix(hh, (uint64_t)e->ordinal);
     if (e->kind == CS_PX_CALL) hh = mix(hh, str_hash(e->fn));
     if (e->kind == CS_PX_CAST) hh = mix(hh, (uint64_t)e->cast_mode);
