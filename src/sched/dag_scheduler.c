@@ -59,8 +59,8 @@
 
 static bool outputs_available(scheduler *s, const shuffle_dep *d)
 {
-    map_outputs *o = &s->outputs[d->shuffle_id];
-    return o->maps && o->available == o->num_maps;
+    const shuffle_slot *slot = cs_dag_shuffle(s, d->shuffle_id);
+    return slot && slot->outputs.maps && slot->outputs.available == slot->outputs.num_maps;
 }
 
 /* The oldest active job that needs st (Spark's activeJobForStage), NULL when none does: the job a
@@ -112,7 +112,7 @@ static int task_partition(const stage *st, int index)
 
 static bool task_needed(scheduler *s, stage *st, int index)
 {
-    if (st->dep) return s->outputs[st->dep->shuffle_id].maps[index] == NULL;
+    if (st->dep) return cs_dag_shuffle(s, st->dep->shuffle_id)->outputs.maps[index] == NULL;
     return !st->job->finished[index];
 }
 
@@ -230,7 +230,7 @@ static void submit_missing_tasks(scheduler *s, stage *st)
     shuffle_input *inputs = cs_dag_stage_alloc(st, ((size_t)st->num_reads + 1) * sizeof *inputs);
     pthread_mutex_lock(&s->outputs_lock); /* decommissioning may move outputs meanwhile */
     for (int i = 0; i < st->num_reads; i++) {
-        map_outputs *o = &s->outputs[st->reads[i]->shuffle_id];
+        const map_outputs *o = &cs_dag_shuffle(s, st->reads[i]->shuffle_id)->outputs;
         cs_map_status **copy = cs_dag_stage_alloc(st, ((size_t)o->num_maps + 1) * sizeof *copy);
         memcpy(copy, o->maps, (size_t)o->num_maps * sizeof *copy);
         inputs[i].shuffle_id = st->reads[i]->shuffle_id;
@@ -423,7 +423,7 @@ static void handle_completion(scheduler *s, completion *c)
     if (r->status == TASK_OK) {
         cs_task_set_succeeded(stk->set, index);
         if (st->dep) {
-            map_outputs *o = &s->outputs[st->dep->shuffle_id];
+            map_outputs *o = &cs_dag_shuffle(s, st->dep->shuffle_id)->outputs;
             cs_map_status *ms = cs_xmalloc(sizeof *ms);
             *ms = r->map_status;
             r->has_map_status = false;
@@ -477,8 +477,9 @@ static void handle_completion(scheduler *s, completion *c)
         snprintf(reason, sizeof reason, "FetchFailed(shuffle %d, map %d): %s", r->fetch_shuffle_id,
                  r->fetch_map_id, r->error ? r->error : "");
         if (attempt_failed(s, st, reason) < 0) return;
-        if (r->fetch_shuffle_id >= 0 && r->fetch_shuffle_id < s->cap_shuffles) {
-            map_outputs *o = &s->outputs[r->fetch_shuffle_id];
+        shuffle_slot *fetched = cs_dag_shuffle(s, r->fetch_shuffle_id);
+        if (fetched) {
+            map_outputs *o = &fetched->outputs;
             pthread_mutex_lock(&s->outputs_lock);
             /* only when the output is still where this attempt looked for it: it may have
              * been moved off a decommissioned executor since */
@@ -594,10 +595,11 @@ static void handle_executor_lost(scheduler *s, const char *exec_id, const char *
     bool resubmit = false; /* some job runs: its stages go on without the lost outputs */
     for (int i = 0; i < s->num_jobs; i++)
         resubmit |= !s->jobs[i]->ended && !s->jobs[i]->failed;
-    int removed = 0;
+    int removed = 0, nlive;
     pthread_mutex_lock(&s->outputs_lock);
-    for (int sid = 0; sid < s->cap_shuffles; sid++) {
-        map_outputs *o = &s->outputs[sid];
+    int *live = cs_dag_live_shuffles(s, &nlive); /* ascending: parents before their children */
+    for (int k = 0; k < nlive; k++) {
+        map_outputs *o = &cs_dag_shuffle(s, live[k])->outputs;
         for (int m = 0; o->maps && m < o->num_maps; m++) {
             if (o->maps[m] && strcmp(o->maps[m]->executor_id, exec_id) == 0) {
                 cs_dag_bury(s, o->maps[m]);
@@ -616,20 +618,20 @@ static void handle_executor_lost(scheduler *s, const char *exec_id, const char *
      * stage runs again once the lost outputs are recomputed */
     stage **superseded = NULL;
     int nsup = 0;
-    for (int sid = -s->num_jobs; resubmit && removed && sid < s->cap_shuffles; sid++) {
-        stage *st = sid < 0 ? s->jobs[-sid - 1]->final : s->shuffle_stages[sid];
+    for (int k = -s->num_jobs; resubmit && removed && k < nlive; k++) {
+        stage *st = k < 0 ? s->jobs[-k - 1]->final : cs_dag_shuffle(s, live[k])->stage;
         if (!st || !st->running || !cs_dag_stage_reads_from(st, exec_id)) continue;
         superseded = cs_xrealloc(superseded, (size_t)(nsup + 1) * sizeof *superseded);
         superseded[nsup++] = st;
     }
     /* the map stages running now, before the superseded attempts are resubmitted: a stage
      * that resubmission starts launches its missing maps itself */
-    bool *rerun = cs_xcalloc((size_t)s->cap_shuffles + 1, sizeof *rerun);
-    for (int sid = 0; resubmit && removed && sid < s->cap_shuffles; sid++) {
-        stage *st = s->shuffle_stages[sid];
-        rerun[sid] = st && st->running;
+    bool *rerun = cs_xcalloc((size_t)nlive + 1, sizeof *rerun);
+    for (int k = 0; resubmit && removed && k < nlive; k++) {
+        stage *st = cs_dag_shuffle(s, live[k])->stage;
+        rerun[k] = st->running;
         for (int i = 0; i < nsup; i++)
-            rerun[sid] &= superseded[i] != st;
+            rerun[k] &= superseded[i] != st;
     }
     char why[700];
     snprintf(why, sizeof why, "ExecutorLost(executor %s, which holds map outputs it reads): %s",
@@ -639,10 +641,11 @@ static void handle_executor_lost(scheduler *s, const char *exec_id, const char *
             resubmit_stage(s, superseded[i], superseded[i]->attempt, why);
     /* a running map stage would never complete without the outputs it lost: run them again
      * (Spark's "Resubmitted"; not counted as task failures) */
-    for (int sid = 0; sid < s->cap_shuffles; sid++) {
-        stage *st = s->shuffle_stages[sid];
-        if (!rerun[sid] || !st->running) continue;
-        map_outputs *o = &s->outputs[sid];
+    for (int k = 0; k < nlive; k++) {
+        shuffle_slot *slot = rerun[k] ? cs_dag_shuffle(s, live[k]) : NULL;
+        stage *st = slot ? slot->stage : NULL;
+        if (!st || !st->running) continue;
+        map_outputs *o = &slot->outputs;
         for (int m = 0; m < o->num_maps; m++)
             if (!o->maps[m] && st->done_once[m]) {
                 st->done_once[m] = false;
@@ -651,6 +654,7 @@ static void handle_executor_lost(scheduler *s, const char *exec_id, const char *
     }
     free(rerun);
     free(superseded);
+    free(live);
     /* a finished stage that lost outputs is needed again by the stages waiting for it: start it
      * now, beside whatever still runs, rather than when a running parent completes */
     if (resubmit && removed) submit_waiting(s);
@@ -957,18 +961,12 @@ void cs_scheduler_free(scheduler *s)
     for (int i = 0; i < s->num_retained; i++)
         cs_dag_stage_free(s->retained[i]);
     free(s->retained);
-    for (int i = 0; i < s->cap_shuffles; i++) {
-        if (s->shuffle_stages[i]) cs_dag_stage_free(s->shuffle_stages[i]);
-        cs_dag_outputs_clear(&s->outputs[i]);
-    }
+    cs_dag_shuffles_free(s);
     for (int i = 0; i < s->num_graveyard; i++) {
         cs_map_status_free(s->graveyard[i]);
         free(s->graveyard[i]);
     }
     free(s->graveyard);
-    free(s->shuffle_stages);
-    free(s->outputs);
-    free(s->active_shuffle);
     free(s->waiting);
     while (s->head) {
         completion *c = s->head;

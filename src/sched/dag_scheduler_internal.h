@@ -6,9 +6,9 @@
  * holds dag_lock is the scheduler's event loop (Spark's single DAGScheduler event thread): it pops
  * completions in order and acts on them for every active job, so stages, jobs, the waiting list
  * and the tasks in flight are only touched with dag_lock held. lock (with cond) guards the
- * completion queue; outputs_lock guards the map-output tracker (shuffle_stages, outputs,
- * active_shuffle, jobs' result stages as read through `jobs`, graveyard), which other threads
- * (decommissioning, dynamic allocation) read or move outputs in. Lock order: dag_lock, then
+ * completion queue; outputs_lock guards the map-output tracker (the live shuffles' slots: map
+ * stage, outputs, activity; jobs' result stages as read through `jobs`; graveyard), which other
+ * threads (decommissioning, dynamic allocation) read or move outputs in. Lock order: dag_lock, then
  * outputs_lock, then lock; backends never take dag_lock, so they may be called with it held.
  */
 #ifndef CSPARK_SCHED_DAG_SCHEDULER_INTERNAL_H
@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "common/err.h"
+#include "common/hmap.h"
 #include "sched/allocation_manager.h"
 #include "sched/listener.h"
 #include "sched/scheduler.h"
@@ -62,6 +63,14 @@ typedef struct stage {
     int in_flight;   /* attempts of its tasks queued or running, not completed yet */
     unsigned visit;  /* graph walks (dag_lock): equal to scheduler.visit_epoch when seen */
 } stage;
+
+/* A live shuffle: its map stage, its registered outputs and whether a running job writes or
+ * reads it (shuffle tracking). */
+typedef struct shuffle_slot {
+    stage *stage;
+    map_outputs outputs;
+    bool active; /* read by the running job */
+} shuffle_slot;
 
 /* A launched task with what the scheduler needs back when it completes. */
 typedef struct sched_task {
@@ -137,10 +146,10 @@ struct scheduler {
     /* The map-output tracker. The job thread changes it with outputs_lock held; other threads
      * (decommissioning, dynamic allocation) read it, and move outputs, under the lock. */
     pthread_mutex_t outputs_lock;
-    stage **shuffle_stages; /* indexed by shuffle id */
-    map_outputs *outputs;
-    bool *active_shuffle; /* read by the running job (shuffle tracking) */
-    int cap_shuffles;
+    /* the live shuffles: shuffle id -> shuffle_slot * (put and deleted with dag_lock and
+     * outputs_lock held; a removed shuffle's slot is freed, so a long-lived application keeps
+     * only the shuffles its jobs may still read, as Spark's shuffleIdToMapStage) */
+    cs_hmap shuffles;
     /* the active jobs, in id order (changed with dag_lock and outputs_lock held) */
     job **jobs;
     int num_jobs, cap_jobs;
@@ -188,6 +197,13 @@ void cs_dag_retain(scheduler *s, stage *fin);
 
 /* Frees every map status of o and empties it (map_output_tracker.c). */
 void cs_dag_outputs_clear(map_outputs *o);
+/* The live shuffle shuffle_id's slot, NULL when there is none (dag_lock or outputs_lock held). */
+shuffle_slot *cs_dag_shuffle(const scheduler *s, int shuffle_id);
+/* The live shuffles' ids in ascending order, *n of them (the caller frees the array; dag_lock or
+ * outputs_lock held). */
+int *cs_dag_live_shuffles(const scheduler *s, int *n);
+/* Frees every live shuffle's stage, outputs and slot (the scheduler stops). */
+void cs_dag_shuffles_free(scheduler *s);
 /* Keeps an unregistered status alive until the application stops (tasks may still read it).
  * outputs_lock held. */
 void cs_dag_bury(scheduler *s, cs_map_status *ms);

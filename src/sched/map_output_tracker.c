@@ -28,13 +28,52 @@ void cs_dag_bury(scheduler *s, cs_map_status *ms)
     s->graveyard[s->num_graveyard++] = ms;
 }
 
+shuffle_slot *cs_dag_shuffle(const scheduler *s, int shuffle_id)
+{
+    uint64_t v;
+    if (shuffle_id < 0 || !cs_hmap_get(&s->shuffles, (uint64_t)shuffle_id, &v)) return NULL;
+    return (shuffle_slot *)(uintptr_t)v;
+}
+
+static int by_id(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+int *cs_dag_live_shuffles(const scheduler *s, int *n)
+{
+    int *ids = cs_xcalloc(cs_hmap_size(&s->shuffles) + 1, sizeof *ids);
+    size_t pos = 0;
+    uint64_t key, val;
+    *n = 0;
+    while (cs_hmap_next(&s->shuffles, &pos, &key, &val))
+        ids[(*n)++] = (int)key;
+    qsort(ids, (size_t)*n, sizeof *ids, by_id);
+    return ids;
+}
+
+void cs_dag_shuffles_free(scheduler *s)
+{
+    size_t pos = 0;
+    uint64_t key, val;
+    while (cs_hmap_next(&s->shuffles, &pos, &key, &val)) {
+        shuffle_slot *slot = (shuffle_slot *)(uintptr_t)val;
+        cs_dag_stage_free(slot->stage);
+        cs_dag_outputs_clear(&slot->outputs);
+        free(slot);
+    }
+    cs_hmap_free(&s->shuffles);
+}
+
 int cs_scheduler_outputs_on(scheduler *s, const char *executor_id, cs_map_status **out)
 {
-    int n = 0, cap = 0;
+    int n = 0, cap = 0, nlive;
     *out = NULL;
     pthread_mutex_lock(&s->outputs_lock);
-    for (int sid = 0; sid < s->cap_shuffles; sid++) {
-        map_outputs *o = &s->outputs[sid];
+    int *live = cs_dag_live_shuffles(s, &nlive);
+    for (int k = 0; k < nlive; k++) {
+        map_outputs *o = &cs_dag_shuffle(s, live[k])->outputs;
         for (int m = 0; o->maps && m < o->num_maps; m++) {
             const cs_map_status *ms = o->maps[m];
             if (!ms || strcmp(ms->executor_id, executor_id) != 0) continue;
@@ -46,6 +85,7 @@ int cs_scheduler_outputs_on(scheduler *s, const char *executor_id, cs_map_status
         }
     }
     pthread_mutex_unlock(&s->outputs_lock);
+    free(live);
     return n;
 }
 
@@ -53,8 +93,8 @@ void cs_scheduler_output_moved(scheduler *s, int shuffle_id, int map_id, const c
                                const char *to, const char *host, int port)
 {
     pthread_mutex_lock(&s->outputs_lock);
-    map_outputs *o =
-        shuffle_id >= 0 && shuffle_id < s->cap_shuffles ? &s->outputs[shuffle_id] : NULL;
+    shuffle_slot *slot = cs_dag_shuffle(s, shuffle_id);
+    map_outputs *o = slot ? &slot->outputs : NULL;
     cs_map_status *old =
         o && o->maps && map_id >= 0 && map_id < o->num_maps ? o->maps[map_id] : NULL;
     if (old && strcmp(old->executor_id, from) == 0) {
@@ -87,8 +127,9 @@ static void register_recovered(void *arg)
     for (int i = 0; i < r->n; i++) {
         cs_map_status *ms = &r->outs[i];
         int sid = ms->shuffle_id, m = ms->map_id;
-        map_outputs *o = sid >= 0 && sid < s->cap_shuffles ? &s->outputs[sid] : NULL;
-        const stage *st = o ? s->shuffle_stages[sid] : NULL;
+        shuffle_slot *slot = cs_dag_shuffle(s, sid);
+        map_outputs *o = slot ? &slot->outputs : NULL;
+        const stage *st = slot ? slot->stage : NULL;
         if (!o || !o->maps || !st || !st->dep || m < 0 || m >= o->num_maps ||
             ms->num_reduces != st->dep->partitioner.num_partitions) {
             CS_WARN("scheduler",
@@ -142,8 +183,10 @@ bool cs_scheduler_reads_from(scheduler *s, const char *executor_id)
     bool used = false;
     for (int i = 0; !used && i < s->num_jobs; i++)
         used = cs_dag_stage_reads_from(s->jobs[i]->final, executor_id);
-    for (int sid = 0; !used && sid < s->cap_shuffles; sid++)
-        used = cs_dag_stage_reads_from(s->shuffle_stages[sid], executor_id);
+    size_t pos = 0;
+    uint64_t key, val;
+    while (!used && cs_hmap_next(&s->shuffles, &pos, &key, &val))
+        used = cs_dag_stage_reads_from(((shuffle_slot *)(uintptr_t)val)->stage, executor_id);
     pthread_mutex_unlock(&s->outputs_lock);
     return used;
 }
@@ -151,12 +194,16 @@ bool cs_scheduler_reads_from(scheduler *s, const char *executor_id)
 void cs_scheduler_shuffle_holdings(scheduler *s, void (*fn)(void *, const char *, bool), void *arg)
 {
     pthread_mutex_lock(&s->outputs_lock);
-    for (int sid = 0; sid < s->cap_shuffles; sid++) {
-        map_outputs *o = &s->outputs[sid];
+    int nlive;
+    int *live = cs_dag_live_shuffles(s, &nlive);
+    for (int k = 0; k < nlive; k++) {
+        const shuffle_slot *slot = cs_dag_shuffle(s, live[k]);
+        const map_outputs *o = &slot->outputs;
         for (int m = 0; o->maps && m < o->num_maps; m++)
-            if (o->maps[m]) fn(arg, o->maps[m]->executor_id, s->active_shuffle[sid]);
+            if (o->maps[m]) fn(arg, o->maps[m]->executor_id, slot->active);
     }
     pthread_mutex_unlock(&s->outputs_lock);
+    free(live);
 }
 
 /* Shuffle tracking: the shuffles this job writes or reads are active while it runs.
@@ -165,9 +212,10 @@ void cs_dag_mark_active_shuffles(scheduler *s, stage *st, bool active)
 {
     for (int p = 0; p < st->num_parents; p++) {
         stage *parent = st->parents[p];
-        if (parent->dep && parent->dep->shuffle_id < s->cap_shuffles) {
-            if (s->active_shuffle[parent->dep->shuffle_id] == active) continue;
-            s->active_shuffle[parent->dep->shuffle_id] = active;
+        shuffle_slot *slot = parent->dep ? cs_dag_shuffle(s, parent->dep->shuffle_id) : NULL;
+        if (slot) {
+            if (slot->active == active) continue;
+            slot->active = active;
         }
         cs_dag_mark_active_shuffles(s, parent, active);
     }
@@ -175,8 +223,10 @@ void cs_dag_mark_active_shuffles(scheduler *s, stage *st, bool active)
 
 void cs_dag_mark_jobs_shuffles(scheduler *s)
 {
-    if (s->active_shuffle)
-        memset(s->active_shuffle, 0, (size_t)s->cap_shuffles * sizeof *s->active_shuffle);
+    size_t pos = 0;
+    uint64_t key, val;
+    while (cs_hmap_next(&s->shuffles, &pos, &key, &val))
+        ((shuffle_slot *)(uintptr_t)val)->active = false;
     for (int i = 0; i < s->num_jobs; i++)
         cs_dag_mark_active_shuffles(s, s->jobs[i]->final, true);
 }
@@ -186,8 +236,8 @@ int cs_scheduler_shuffle_sizes(scheduler *s, int shuffle_id, uint64_t *bytes, in
     for (int r = 0; r < num_partitions; r++)
         bytes[r] = 0;
     pthread_mutex_lock(&s->outputs_lock);
-    map_outputs *o =
-        shuffle_id >= 0 && shuffle_id < s->cap_shuffles ? &s->outputs[shuffle_id] : NULL;
+    shuffle_slot *slot = cs_dag_shuffle(s, shuffle_id);
+    map_outputs *o = slot ? &slot->outputs : NULL;
     int rc = o && o->maps && o->available == o->num_maps ? 0 : CS_ENOTFOUND;
     for (int m = 0; rc == 0 && m < o->num_maps; m++)
         for (int r = 0; r < num_partitions; r++)
@@ -211,7 +261,8 @@ void cs_dag_outputs_clear(map_outputs *o)
  * (dag_lock held). */
 static bool shuffle_unused(scheduler *s, const shuffle_dep *dep)
 {
-    stage *st = dep->shuffle_id < s->cap_shuffles ? s->shuffle_stages[dep->shuffle_id] : NULL;
+    shuffle_slot *slot = cs_dag_shuffle(s, dep->shuffle_id);
+    stage *st = slot ? slot->stage : NULL;
     if (!st) return true;
     if (st->running || st->waiting || st->in_flight > 0) return false;
     for (int i = 0; i < s->num_jobs; i++)
@@ -238,11 +289,12 @@ bool cs_scheduler_remove_shuffles(scheduler *s, shuffle_dep *const *deps, int n)
     pthread_mutex_lock(&s->outputs_lock);
     for (int i = 0; i < n; i++) {
         int sid = deps[i]->shuffle_id;
-        if (sid >= s->cap_shuffles || !s->shuffle_stages[sid]) continue;
-        cs_dag_outputs_clear(&s->outputs[sid]);
-        s->active_shuffle[sid] = false;
-        cs_dag_stage_free(s->shuffle_stages[sid]);
-        s->shuffle_stages[sid] = NULL;
+        shuffle_slot *slot = cs_dag_shuffle(s, sid);
+        if (!slot) continue;
+        cs_dag_outputs_clear(&slot->outputs);
+        cs_dag_stage_free(slot->stage);
+        cs_hmap_del(&s->shuffles, (uint64_t)sid);
+        free(slot);
         ids[nids++] = sid;
     }
     pthread_mutex_unlock(&s->outputs_lock);

@@ -2,12 +2,13 @@
  * stage_graph.c — the DAG scheduler's stages (see dag_scheduler_internal.h): a job's result stage
  * is linked to the shuffle-map stages of the shuffles its narrow lineage reads, each created once
  * per application and keyed by shuffle id (parents first, so they get the lower ids, as Spark's
- * getOrCreateShuffleMapStage), with its slot in the map-output tracker; and the memory a stage
+ * getOrCreateShuffleMapStage), with its slot in the map-output tracker (a shuffle_slot in the
+ * scheduler's map of live shuffles); and the memory a stage
  * owns until the application stops (or its shuffle is removed: map_output_tracker.c); and the
  * walks of a job's stages (whether a job needs a stage, its attempts in flight), which tell the
  * concurrent jobs' stages apart. Called by
- * dag_scheduler.c with dag_lock held; the tracker's arrays are resized with outputs_lock held, as
- * other threads read them.
+ * dag_scheduler.c with dag_lock held; a slot is added to the map with outputs_lock held too, as
+ * other threads read it.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -17,25 +18,6 @@
 #include "sched/dag_scheduler_internal.h"
 
 static stage *shuffle_stage(scheduler *s, shuffle_dep *dep, int job_id);
-
-static void ensure_shuffle_slot(scheduler *s, int sid)
-{
-    if (sid < s->cap_shuffles) return;
-    int cap = s->cap_shuffles ? s->cap_shuffles : 16;
-    while (cap <= sid)
-        cap *= 2;
-    pthread_mutex_lock(&s->outputs_lock);
-    s->shuffle_stages = cs_xrealloc(s->shuffle_stages, (size_t)cap * sizeof *s->shuffle_stages);
-    s->outputs = cs_xrealloc(s->outputs, (size_t)cap * sizeof *s->outputs);
-    s->active_shuffle = cs_xrealloc(s->active_shuffle, (size_t)cap * sizeof *s->active_shuffle);
-    memset(s->shuffle_stages + s->cap_shuffles, 0,
-           (size_t)(cap - s->cap_shuffles) * sizeof *s->shuffle_stages);
-    memset(s->outputs + s->cap_shuffles, 0, (size_t)(cap - s->cap_shuffles) * sizeof *s->outputs);
-    memset(s->active_shuffle + s->cap_shuffles, 0,
-           (size_t)(cap - s->cap_shuffles) * sizeof *s->active_shuffle);
-    s->cap_shuffles = cap;
-    pthread_mutex_unlock(&s->outputs_lock);
-}
 
 /* Collects the shuffle dependencies read by the narrow lineage of rdd (stopping at them; a
  * shuffled node's narrow parents are part of that lineage). */
@@ -91,8 +73,8 @@ void cs_dag_stage_link_shuffles(scheduler *s, stage *st, shuffle_dep *const *dep
 
 static stage *shuffle_stage(scheduler *s, shuffle_dep *dep, int job_id)
 {
-    ensure_shuffle_slot(s, dep->shuffle_id);
-    if (s->shuffle_stages[dep->shuffle_id]) return s->shuffle_stages[dep->shuffle_id];
+    shuffle_slot *slot = cs_dag_shuffle(s, dep->shuffle_id);
+    if (slot) return slot->stage;
     stage *st = cs_xcalloc(1, sizeof *st);
     st->attempt = -1;
     st->rdd = dep->parent;
@@ -104,13 +86,12 @@ static stage *shuffle_stage(scheduler *s, shuffle_dep *dep, int job_id)
     st->done_once = cs_xcalloc((size_t)st->num_tasks + 1, sizeof *st->done_once);
     st->shuffle_sink.kind = SINK_SHUFFLE;
     st->shuffle_sink.dep = dep;
-    s->shuffle_stages[dep->shuffle_id] = st;
-    map_outputs *o = &s->outputs[dep->shuffle_id];
-    cs_map_status **maps = cs_xcalloc((size_t)st->num_tasks + 1, sizeof *maps);
+    slot = cs_xcalloc(1, sizeof *slot);
+    slot->stage = st;
+    slot->outputs.num_maps = st->num_tasks;
+    slot->outputs.maps = cs_xcalloc((size_t)st->num_tasks + 1, sizeof *slot->outputs.maps);
     pthread_mutex_lock(&s->outputs_lock);
-    o->num_maps = st->num_tasks;
-    o->maps = maps;
-    o->available = 0;
+    cs_hmap_put(&s->shuffles, (uint64_t)dep->shuffle_id, (uint64_t)(uintptr_t)slot);
     pthread_mutex_unlock(&s->outputs_lock);
     cs_dag_stage_link(s, st, job_id); /* parents first, so they get the lower ids, as in Spark */
     st->id = s->next_stage_id++;

@@ -419,6 +419,28 @@ static void test_removed_shuffle_is_forgotten(void **state)
     app_free(&a);
 }
 
+/* A long-lived application (a Connect server) numbers its shuffles on and on: the scheduler keeps
+ * the live ones only, so a shuffle's id, however high, costs no memory for the ids before it,
+ * and a removed shuffle leaves nothing behind. */
+static void test_shuffle_ids_far_apart_cost_nothing(void **state)
+{
+    app a;
+    app_init(&a, all_succeed, 4);
+    a.f.base.remove_shuffles = fake_remove_shuffles;
+    a.dep->shuffle_id = 1 << 29; /* a table indexed by id would need gigabytes for it */
+    cs_error err;
+    uint64_t bytes[2];
+    assert_int_equal(run(&a, a.reduced, &err), 0);
+    assert_int_equal(a.results[0] + a.results[1], 2);
+    assert_int_equal(cs_scheduler_shuffle_sizes(a.s, 1 << 29, bytes, 2), 0);
+    assert_int_equal(cs_scheduler_shuffle_sizes(a.s, (1 << 29) - 1, bytes, 2), CS_ENOTFOUND);
+    assert_true(cs_scheduler_remove_shuffles(a.s, &a.dep, 1));
+    assert_int_equal(a.f.n_removed_shuffles, 1);
+    assert_int_equal(a.f.removed_shuffles[0], 1 << 29);
+    assert_int_equal(cs_scheduler_shuffle_sizes(a.s, 1 << 29, bytes, 2), CS_ENOTFOUND);
+    app_free(&a);
+}
+
 /* ---- map outputs recovered from a reused volume (issue 28 item 3) ----------------------------
  * Executor "1" (maps 0 and 2) is lost between two jobs over one shuffle; before the second job an
  * executor reports the outputs it found on "1"'s volume (here "2", the live one). They are
@@ -877,6 +899,7 @@ int main(void)
         cmocka_unit_test(test_fetch_failed_resubmits_map_output),
         cmocka_unit_test(test_shuffle_reused_across_jobs),
         cmocka_unit_test(test_removed_shuffle_is_forgotten),
+        cmocka_unit_test(test_shuffle_ids_far_apart_cost_nothing),
         cmocka_unit_test(test_map_stage_job),
         cmocka_unit_test(test_abort_cancels_running_tasks),
         cmocka_unit_test(test_reaper_ends_tasks_that_ignore_the_kill),
