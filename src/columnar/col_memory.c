@@ -55,8 +55,10 @@ static void charge(cs_col_allocator *a, int64_t delta)
 }
 
 /* A buffer of n bytes (padded to the alignment): the first src_n bytes copied from src, the
- * rest zero. */
-static void *alloc_aligned(cs_col_allocator *a, size_t n, const void *src, size_t src_n)
+ * rest zero; zero_from > src_n leaves [src_n, zero_from) as the C library gave it (the caller
+ * writes those bytes itself). */
+static void *alloc_aligned_from(cs_col_allocator *a, size_t n, const void *src, size_t src_n,
+                                size_t zero_from)
 {
     if (n == 0) return NULL;
     size_t cap = cs_col_padded(n);
@@ -71,14 +73,25 @@ static void *alloc_aligned(cs_col_allocator *a, size_t n, const void *src, size_
         abort();
     }
     if (src) memcpy(p, src, src_n);
-    memset((uint8_t *)p + src_n, 0, cap - src_n);
+    if (zero_from < src_n) zero_from = src_n;
+    memset((uint8_t *)p + zero_from, 0, cap - zero_from);
     charge(a, (int64_t)cap);
     return p;
+}
+
+static void *alloc_aligned(cs_col_allocator *a, size_t n, const void *src, size_t src_n)
+{
+    return alloc_aligned_from(a, n, src, src_n, src_n);
 }
 
 void *cs_col_buffer_alloc(cs_col_allocator *a, size_t n)
 {
     return alloc_aligned(a, n, NULL, 0);
+}
+
+void *cs_col_buffer_alloc_unset(cs_col_allocator *a, size_t n)
+{
+    return alloc_aligned_from(a, n, NULL, 0, n);
 }
 
 void *cs_col_buffer_copy(cs_col_allocator *a, const void *src, size_t n)

@@ -48,6 +48,11 @@ size_t cs_col_padded(size_t n);
 /* A buffer of at least n bytes (its capacity is cs_col_padded(n)), 64-byte aligned, all zero.
  * n == 0 gives NULL. Free with cs_col_buffer_free(a, p, n) passing the same n. */
 void *cs_col_buffer_alloc(cs_col_allocator *a, size_t n);
+/* cs_col_buffer_alloc for a caller that writes every one of the n bytes itself before anyone
+ * reads them (a gather, a decoded page's values, offsets): only the padding past n is zeroed,
+ * so a fresh buffer is written once, not twice. A byte the caller leaves unwritten is
+ * indeterminate, so a loop that skips null rows uses cs_col_buffer_alloc. */
+void *cs_col_buffer_alloc_unset(cs_col_allocator *a, size_t n);
 /* A buffer holding a copy of src[0, n) (zeros after it up to the padding): one pass, not two. */
 void *cs_col_buffer_copy(cs_col_allocator *a, const void *src, size_t n);
 /* Grows (or shrinks) a buffer from old_n to new_n bytes, keeping the first min(old_n, new_n)

@@ -62,13 +62,13 @@ cs_column *cs_column_decode(const cs_column *c, cs_col_allocator *alloc)
     out->null_count = c->null_count;
     if (c->validity) {
         out->validity_size = (size_t)(c->length + 7) / 8;
-        out->validity = cs_col_buffer_alloc(out->alloc, out->validity_size);
-        memcpy(out->validity, c->validity, out->validity_size);
+        out->validity = cs_col_buffer_copy(out->alloc, c->validity, out->validity_size);
     }
+    /* every offset and every byte written below */
     out->values_size = (size_t)(c->length + 1) * 4;
-    out->values = cs_col_buffer_alloc(out->alloc, out->values_size);
+    out->values = cs_col_buffer_alloc_unset(out->alloc, out->values_size);
     out->data_size = (size_t)total;
-    out->data = cs_col_buffer_alloc(out->alloc, out->data_size);
+    out->data = cs_col_buffer_alloc_unset(out->alloc, out->data_size);
     int32_t *off = (int32_t *)(void *)out->values;
     int32_t pos = 0;
     for (int64_t i = 0; i < c->length; i++) {

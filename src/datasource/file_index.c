@@ -238,11 +238,15 @@ cs_ds_split *cs_ds_plan_partitions(const uint64_t *sizes, const bool *splittable
     cs_ds_split *s = cs_xmalloc(cap * sizeof *s);
     if (max_split <= 0) max_split = 1;
     for (int f = 0; f < n; f++) {
+        /* as many pieces as Spark's cut at maxSplitBytes makes, but of equal length (to a
+         * byte): a file of 1.5 maxSplitBytes is two halves, not a whole one and a half one */
         uint64_t size = sizes[f], step = splittable[f] ? (uint64_t)max_split : size;
-        for (uint64_t off = 0; off < size; off += step) { /* an empty file has no split */
+        uint64_t pieces = size == 0 ? 0 : (size + step - 1) / step; /* an empty file: none */
+        for (uint64_t k = 0; k < pieces; k++) {
             if (ns == cap) s = cs_xrealloc(s, (cap *= 2) * sizeof *s);
-            uint64_t rest = size - off;
-            s[ns++] = (cs_ds_split){f, off, rest > step ? step : rest};
+            uint64_t from = (uint64_t)((unsigned __int128)size * k / pieces);
+            uint64_t to = (uint64_t)((unsigned __int128)size * (k + 1) / pieces);
+            s[ns++] = (cs_ds_split){f, from, to - from};
         }
     }
     qsort(s, ns, sizeof *s, by_length_desc);

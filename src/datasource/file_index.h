@@ -9,8 +9,10 @@
  *   - partition discovery of the files' folders (partitioning.h); a file in a folder without
  *     partition values is left out when the table has partition columns, as Spark's
  *     PartitioningAwareFileIndex does;
- *   - splits: files cut at maxSplitBytes (when the format may split them) and packed into
- *     partitions by Spark's "next fit decreasing" (FilePartition.getFilePartitions), with
+ *   - splits: files cut into ceil(size / maxSplitBytes) ranges of equal length (when the format
+ *     may split them; Spark cuts whole maxSplitBytes ranges and a short last one, see
+ *     docs/datasource.md) and packed into partitions by Spark's "next fit decreasing"
+ *     (FilePartition.getFilePartitions), with
  *     maxSplitBytes = min(maxPartitionBytes, max(openCostInBytes, bytesPerCore)).
  *
  * Called on the driver by the API (api/datasource_api.c). Ownership: an index owns its strings,
@@ -57,7 +59,8 @@ typedef struct cs_ds_split {
     uint64_t start, length;
 } cs_ds_split;
 
-/* Cuts files (sizes[i], splittable[i]) into splits of at most max_split bytes, sorts them by
+/* Cuts files (sizes[i], splittable[i]) into splits of at most max_split bytes (a file's splits of
+ * equal length, to a byte), sorts them by
  * length (largest first, stable) and packs them into partitions; returns the splits in partition
  * order (*n_splits), partition p holding splits group_start[p]..group_start[p+1]-1 (*group_start
  * has *n_partitions + 1 entries). Both arrays are the caller's to free. */

@@ -141,7 +141,9 @@ cs_column *cs_sql_gather(cs_col_type *type, cs_column *const *srcs, const int32_
     int w = cs_col_type_width(id);
     if (w > 0) {
         out->values_size = (size_t)n * (size_t)w;
-        out->values = cs_col_buffer_alloc(out->alloc, out->values_size);
+        /* widths 4 and 8 write every row (zero for a null one); the others only the rows read */
+        out->values = w == 4 || w == 8 ? cs_col_buffer_alloc_unset(out->alloc, out->values_size)
+                                       : cs_col_buffer_alloc(out->alloc, out->values_size);
         uint8_t *d = out->values;
         if (!bidx && w == 8) {
             const int64_t *s = (const int64_t *)(const void *)srcs[0]->values;
@@ -173,7 +175,7 @@ cs_column *cs_sql_gather(cs_col_type *type, cs_column *const *srcs, const int32_
     }
     if (id == CS_TYPE_STRING || id == CS_TYPE_BINARY) {
         out->values_size = (size_t)(n + 1) * 4;
-        out->values = cs_col_buffer_alloc(out->alloc, out->values_size);
+        out->values = cs_col_buffer_alloc_unset(out->alloc, out->values_size);
         int32_t *o = (int32_t *)(void *)out->values;
         int64_t t = 0;
         for (int64_t i = 0; i < n; i++) {
@@ -185,7 +187,7 @@ cs_column *cs_sql_gather(cs_col_type *type, cs_column *const *srcs, const int32_
         }
         o[n] = (int32_t)t;
         out->data_size = (size_t)t;
-        out->data = cs_col_buffer_alloc(out->alloc, out->data_size);
+        out->data = cs_col_buffer_alloc_unset(out->alloc, out->data_size);
         for (int64_t i = 0; i < n; i++) {
             if (ridx[i] < 0) continue;
             int32_t len;
@@ -350,8 +352,8 @@ static cs_column *copy_runs(cs_col_type *type, cs_column *const *srcs, const cs_
     }
     int w = cs_col_type_width(id);
     if (w > 0) {
-        out->values_size = (size_t)n * (size_t)w;
-        out->values = cs_col_buffer_alloc(out->alloc, out->values_size);
+        out->values_size = (size_t)n * (size_t)w; /* the runs cover all n rows */
+        out->values = cs_col_buffer_alloc_unset(out->alloc, out->values_size);
         for (int r = 0; r < n_runs; r++) {
             memcpy(out->values + (size_t)at * (size_t)w,
                    srcs[runs[r].batch]->values + (size_t)runs[r].start * (size_t)w,
@@ -362,7 +364,7 @@ static cs_column *copy_runs(cs_col_type *type, cs_column *const *srcs, const cs_
     }
     if (id == CS_TYPE_STRING || id == CS_TYPE_BINARY) {
         out->values_size = (size_t)(n + 1) * 4;
-        out->values = cs_col_buffer_alloc(out->alloc, out->values_size);
+        out->values = cs_col_buffer_alloc_unset(out->alloc, out->values_size);
         int32_t *o = (int32_t *)(void *)out->values;
         int64_t t = 0;
         for (int r = 0; r < n_runs; r++) {
@@ -370,7 +372,7 @@ static cs_column *copy_runs(cs_col_type *type, cs_column *const *srcs, const cs_
             t += so[runs[r].start + runs[r].len] - so[runs[r].start];
         }
         out->data_size = (size_t)t;
-        out->data = cs_col_buffer_alloc(out->alloc, out->data_size);
+        out->data = cs_col_buffer_alloc_unset(out->alloc, out->data_size);
         t = 0;
         for (int r = 0; r < n_runs; r++) {
             const cs_column *s = srcs[runs[r].batch];

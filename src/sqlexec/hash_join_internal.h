@@ -31,6 +31,9 @@ typedef struct cs_sql_hj {
     cs_join_condition_fn condition;
     void *condition_arg;
     cs_col_type *pairs_schema; /* left ++ right (the condition's input) */
+    int *cond_cols;            /* the columns of pairs_schema the condition reads, NULL: all */
+    int n_cond_cols;
+    cs_col_type *cond_schema; /* pairs_schema's fields cond_cols (NULL: pairs_schema) */
     int probe_child, build_child;
     const cs_sort_key *probe_keys, *build_keys;
     /* build side */

@@ -231,14 +231,16 @@ void cs_sql_hj_index(cs_sql_hj *j)
     cs_col_allocator *al = j->base.ctx->alloc;
     size_t c = (size_t)j->n_kept;
     j->rows_cap = j->n_kept;
-    j->row_loc = cs_col_buffer_alloc(al, c * 8);
-    j->next = cs_col_buffer_alloc(al, c * 4);
+    /* written below before they are read: every row's location, every chain link (-1 first),
+     * and the key words / hash / key of every row inserted (only inserted rows are read) */
+    j->row_loc = cs_col_buffer_alloc_unset(al, c * 8);
+    j->next = cs_col_buffer_alloc_unset(al, c * 4);
     j->matched = cs_col_buffer_alloc(al, c);
     if (j->words) {
-        j->row_kv = cs_col_buffer_alloc(al, c * 8 * (size_t)j->words);
+        j->row_kv = cs_col_buffer_alloc_unset(al, c * 8 * (size_t)j->words);
     } else {
-        j->row_key = cs_col_buffer_alloc(al, c * sizeof *j->row_key);
-        j->row_hash = cs_col_buffer_alloc(al, c * 8);
+        j->row_key = cs_col_buffer_alloc_unset(al, c * sizeof *j->row_key);
+        j->row_hash = cs_col_buffer_alloc_unset(al, c * 8);
     }
     j->cap = table_slots(j->n_kept);
     j->slots = cs_col_buffer_alloc(al, (size_t)j->cap * 4); /* all empty (zero) */

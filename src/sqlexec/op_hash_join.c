@@ -12,14 +12,15 @@
  * rows and for semi / anti joins that build the left side.
  *
  * Probe: keys of the whole probe batch are encoded and hashed at once; candidate pairs (probe
- * row, build row) are collected up to cs_sql_batch_rows at a time, gathered into a batch (left
- * columns then right), filtered by the residual condition when there is one, and their rows
- * marked matched. A semi / anti join probing the left side under a condition needs only one pair
- * holding per probe row: its matches are tried in rounds (1, 2, 4, .. more per row) and a row
- * leaves once one holds, as Spark's semi join stops at the first match the condition accepts. After
- * the probe batch: its unmatched rows (outer on the probe side), its matched rows (semi) or
- * unmatched ones (anti). After the probe side: unmatched build rows (outer on the build side, anti
- * building left) or matched ones (semi building left).
+ * row, build row) are collected up to cs_sql_batch_rows at a time, filtered by the residual
+ * condition when there is one (over a gather of only the columns it reads, when the planner names
+ * them), and their rows marked matched; the pairs kept are gathered into output rows. A semi / anti
+ * join probing the left side under a condition needs only one pair holding per probe row: its
+ * matches are tried in rounds (1, 2, 4, .. more per row) and a row leaves once one holds, as
+ * Spark's semi join stops at the first match the condition accepts. After the probe batch: its
+ * unmatched rows (outer on the probe side), its matched rows (semi) or unmatched ones (anti). After
+ * the probe side: unmatched build rows (outer on the build side, anti building left) or matched
+ * ones (semi building left).
  *
  * Grace hash join: when the task is over its execution memory while the build side is read
  * (cs_sql_should_spill), both sides are partitioned by the top bits of their key hashes into 16
@@ -77,15 +78,15 @@ static void push(cs_sql_hj *j, cs_col_batch *b)
 /* ---- output ---- */
 
 /* A batch of n rows: probe columns from P (pidx[i] < 0: null) and build columns from the build
- * rows brow[i] (< 0: null). both: left ++ right (the pairs' schema), else the output schema. */
+ * rows brow[i] (< 0: null). both: the condition's input (left ++ right, or only its columns
+ * cond_cols of that), else the output schema. */
 static cs_col_batch *make_rows(cs_sql_hj *j, cs_col_batch *P, const int32_t *pidx,
                                const int32_t *brow, int64_t n, bool both)
 {
     cs_col_allocator *al = j->base.ctx->alloc;
-    cs_col_type *schema = both ? j->pairs_schema : j->base.schema;
+    const int *pick = both ? j->cond_cols : NULL; /* column c is column pick[c] of left ++ right */
+    cs_col_type *schema = !both ? j->base.schema : pick ? j->cond_schema : j->pairs_schema;
     int nl = j->base.children[0]->schema->n_fields;
-    int np = j->base.children[j->probe_child]->schema->n_fields;
-    int nbc = j->base.children[j->build_child]->schema->n_fields;
     bool left_only = !both && is_semi_anti(j->type);
     int32_t *bb = cs_xmalloc(sizeof *bb * (size_t)(n > 0 ? n : 1));
     int32_t *br = cs_xmalloc(sizeof *br * (size_t)(n > 0 ? n : 1));
@@ -101,8 +102,9 @@ static cs_col_batch *make_rows(cs_sql_hj *j, cs_col_batch *P, const int32_t *pid
     cs_column **cols = cs_xcalloc((size_t)nc + 1, sizeof *cols);
     for (int c = 0; c < nc; c++) {
         /* which side and which of its columns output column c is */
-        bool from_left = c < nl;
-        int side_col = from_left ? c : c - nl;
+        int pc_at = pick ? pick[c] : c;
+        bool from_left = pc_at < nl;
+        int side_col = from_left ? pc_at : pc_at - nl;
         bool from_probe = left_only ? j->probe_child == 0 : from_left == (j->probe_child == 0);
         if (from_probe) {
             cs_column *pc = P ? P->columns[side_col] : NULL;
@@ -114,8 +116,6 @@ static cs_col_batch *make_rows(cs_sql_hj *j, cs_col_batch *P, const int32_t *pid
             cols[c] = cs_sql_gather(schema->fields[c].type, src, bb, br, n, al);
         }
     }
-    (void)np;
-    (void)nbc;
     cs_col_batch *out = cs_col_batch_new(cs_col_type_ref(schema), cols, nc, n, NULL);
     free(cols);
     free(src);
@@ -156,7 +156,8 @@ static int flush_pairs(cs_sql_hj *j, cs_col_batch *P, int64_t np, cs_error *err)
                 j->pb[k++] = j->pb[i];
             }
         free(keep);
-        if (k != np || !emits_pairs(j->type)) {
+        /* the condition's batch is the output when every pair held and it has every column */
+        if (k != np || !emits_pairs(j->type) || j->cond_cols) {
             cs_col_batch_unref(pairs);
             pairs = NULL;
         }
@@ -645,6 +646,8 @@ static void join_destroy(cs_sql_op *op)
     free(j->left_keys);
     free(j->right_keys);
     cs_col_type_unref(j->pairs_schema);
+    cs_col_type_unref(j->cond_schema);
+    free(j->cond_cols);
     free(j);
 }
 
@@ -697,6 +700,13 @@ cs_sql_op *cs_sql_op_hash_join(cs_sql_op *left, cs_sql_op *right, const cs_join_
                               "type on both sides",
                               k, l->fields[lo].name, r->fields[ro].name);
     }
+    for (int c = 0; spec->condition_cols && c < spec->n_condition_cols && rc == CS_OK; c++)
+        if (spec->condition_cols[c] < 0 || spec->condition_cols[c] >= l->n_fields + r->n_fields ||
+            (c > 0 && spec->condition_cols[c] <= spec->condition_cols[c - 1]))
+            rc = cs_error_set(err, CS_EINVAL,
+                              "HashJoin: the condition's column %d (%d) is not an ascending "
+                              "column of its inputs (%d columns)",
+                              c, spec->condition_cols[c], l->n_fields + r->n_fields);
     if (rc == CS_OK && spec->type == CS_HJ_LEFT_ANTI_NULL_AWARE &&
         (spec->build != CS_BUILD_RIGHT || spec->n_keys != 1))
         rc = cs_error_set(err, CS_EINVAL,
@@ -730,6 +740,19 @@ cs_sql_op *cs_sql_op_hash_join(cs_sql_op *left, cs_sql_op *right, const cs_join_
     j->probe_keys = j->probe_child == 0 ? j->left_keys : j->right_keys;
     const cs_col_type *parts[2] = {l, r};
     j->pairs_schema = cs_sql_concat_schema(parts, NULL, 2);
+    if (spec->condition && spec->condition_cols) {
+        int nc = spec->n_condition_cols;
+        j->n_cond_cols = nc;
+        j->cond_cols = cs_xcalloc((size_t)(nc > 0 ? nc : 1), sizeof *j->cond_cols);
+        cs_col_field *f = cs_xcalloc((size_t)(nc > 0 ? nc : 1), sizeof *f);
+        for (int c = 0; c < nc; c++) {
+            j->cond_cols[c] = spec->condition_cols[c];
+            f[c] = j->pairs_schema->fields[spec->condition_cols[c]];
+            cs_col_type_ref(f[c].type);
+        }
+        j->cond_schema = cs_col_type_struct(f, nc);
+        free(f);
+    }
     cs_col_type *schema;
     if (is_semi_anti(spec->type)) {
         schema = cs_col_type_ref((cs_col_type *)l);

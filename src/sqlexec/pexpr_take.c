@@ -19,6 +19,14 @@ static void *alloc_buf(cs_column *c, uint8_t **buf, size_t *size, size_t n)
     return *buf;
 }
 
+/* alloc_buf for a buffer whose every byte the caller writes (not zeroed first). */
+static void *filled_buf(cs_column *c, uint8_t **buf, size_t *size, size_t n)
+{
+    *size = n;
+    *buf = cs_col_buffer_alloc_unset(c->alloc, n);
+    return *buf;
+}
+
 cs_column *cs_px_new_fixed(cs_col_allocator *alloc, const cs_col_type *type, int64_t n)
 {
     cs_column *c = cs_column_new_raw(alloc, cs_col_type_ref((cs_col_type *)type), n);
@@ -31,7 +39,7 @@ cs_column *cs_px_new_fixed(cs_col_allocator *alloc, const cs_col_type *type, int
 void cs_px_ensure_validity(cs_column *c)
 {
     if (c->validity) return;
-    alloc_buf(c, &c->validity, &c->validity_size, (size_t)(c->length + 7) / 8);
+    filled_buf(c, &c->validity, &c->validity_size, (size_t)(c->length + 7) / 8);
     if (c->validity_size) memset(c->validity, 0xff, c->validity_size);
 }
 
@@ -143,13 +151,14 @@ cs_column *cs_px_take(const cs_column *c, const int32_t *idx, int64_t n, cs_col_
     cs_type_id id = c->type->id;
     if (c->dictionary) {
         out->dictionary = cs_column_ref(c->dictionary);
-        alloc_buf(out, &out->values, &out->values_size, (size_t)n * 4);
+        filled_buf(out, &out->values, &out->values_size, (size_t)n * 4);
         TAKE_WIDTH(int32_t);
         return out;
     }
     if (cs_col_type_has_offsets(id)) {
-        alloc_buf(out, &out->values, &out->values_size, (size_t)(n + 1) * 4);
-        if (id == CS_TYPE_STRING || id == CS_TYPE_BINARY) {
+        bool bytes = id == CS_TYPE_STRING || id == CS_TYPE_BINARY; /* offsets all written below */
+        (bytes ? filled_buf : alloc_buf)(out, &out->values, &out->values_size, (size_t)(n + 1) * 4);
+        if (bytes) {
             const int32_t *off = cs_column_offsets(c);
             int32_t *o = (int32_t *)(void *)out->values;
             int64_t total = 0;
@@ -158,7 +167,7 @@ cs_column *cs_px_take(const cs_column *c, const int32_t *idx, int64_t n, cs_col_
                 total += off[idx[i] + 1] - off[idx[i]];
             }
             o[n] = (int32_t)total;
-            alloc_buf(out, &out->data, &out->data_size, (size_t)total);
+            filled_buf(out, &out->data, &out->data_size, (size_t)total);
             for (int64_t i = 0; i < n; i++) {
                 int32_t len = off[idx[i] + 1] - off[idx[i]];
                 if (len) memcpy(out->data + o[i], c->data + off[idx[i]], (size_t)len);
@@ -189,7 +198,7 @@ cs_column *cs_px_take(const cs_column *c, const int32_t *idx, int64_t n, cs_col_
         return out;
     }
     int w = cs_col_type_width(id);
-    alloc_buf(out, &out->values, &out->values_size, (size_t)n * (size_t)w);
+    filled_buf(out, &out->values, &out->values_size, (size_t)n * (size_t)w);
     switch (w) {
     case 1:
         TAKE_WIDTH(uint8_t);
@@ -245,7 +254,7 @@ static cs_column *merge_any(cs_col_allocator *alloc, const cs_col_type *type, cs
     }
     if (id == CS_TYPE_NULL) return out;
     if (id == CS_TYPE_STRING || id == CS_TYPE_BINARY) {
-        alloc_buf(out, &out->values, &out->values_size, (size_t)(n + 1) * 4);
+        filled_buf(out, &out->values, &out->values_size, (size_t)(n + 1) * 4);
         int32_t *o = (int32_t *)(void *)out->values;
         int64_t total = 0;
         for (int64_t i = 0; i < n; i++) {
@@ -256,7 +265,7 @@ static cs_column *merge_any(cs_col_allocator *alloc, const cs_col_type *type, cs
             total += len;
         }
         o[n] = (int32_t)total;
-        alloc_buf(out, &out->data, &out->data_size, (size_t)total);
+        filled_buf(out, &out->data, &out->data_size, (size_t)total);
         for (int64_t i = 0; i < n; i++) {
             int32_t len = o[i + 1] - o[i];
             if (len)
@@ -312,16 +321,14 @@ static cs_column *merge_any(cs_col_allocator *alloc, const cs_col_type *type, cs
         return out;
     }
     if (id == CS_TYPE_BOOLEAN) {
-        alloc_buf(out, &out->values, &out->values_size, (size_t)(n + 7) / 8);
-        if (out->values_size) memset(out->values, 0, out->values_size);
+        alloc_buf(out, &out->values, &out->values_size, (size_t)(n + 7) / 8); /* zero */
         for (int64_t i = 0; i < n; i++)
             if (which[i] >= 0 && cs_bit_get(src[which[i]]->values, row[i]))
                 cs_bit_set(out->values, i, true);
         return out;
     }
     int w = cs_col_type_width(id);
-    alloc_buf(out, &out->values, &out->values_size, (size_t)n * (size_t)w);
-    if (out->values_size) memset(out->values, 0, out->values_size);
+    alloc_buf(out, &out->values, &out->values_size, (size_t)n * (size_t)w); /* zero */
     for (int64_t i = 0; i < n; i++)
         if (which[i] >= 0)
             memcpy(out->values + i * w, src[which[i]]->values + (int64_t)row[i] * w, (size_t)w);

@@ -118,6 +118,8 @@ static cs_sql_op *build_range(const cs_phys_node *n, int slice, cs_error *err)
 typedef struct join_condition {
     cs_pexpr_program *program;
     const cs_sql_exec_ctx *ctx; /* set when the owner opens */
+    int *cols;                  /* narrowed: the columns of left ++ right it reads (NULL: all) */
+    int n_cols;
 } join_condition;
 
 static int join_condition_eval(void *arg, cs_col_batch *pairs, uint8_t *keep, cs_error *err)
@@ -160,6 +162,7 @@ static void owner_destroy(cs_sql_op *op)
 {
     condition_owner *o = (condition_owner *)op;
     cs_pexpr_program_free(o->cond->program);
+    free(o->cond->cols);
     free(o->cond);
     free(o);
 }
@@ -187,23 +190,82 @@ cs_col_type *cs_phys_join_input(const cs_col_type *l, const cs_col_type *r)
     return t;
 }
 
+/* Marks the input columns (ordinals below n_input; a lambda's variables come after them) e reads.
+ */
+static void mark_read(const cs_pexpr *e, int n_input, bool *read)
+{
+    if (e->kind == CS_PX_COLUMN && e->ordinal >= 0 && e->ordinal < n_input) read[e->ordinal] = true;
+    for (int i = 0; i < e->n_args; i++)
+        mark_read(e->args[i], n_input, read);
+}
+
+/* Renumbers e's input columns through map and its lambda variables to follow the n_read kept. */
+static void renumber_read(cs_pexpr *e, int n_input, int n_read, const int *map)
+{
+    if (e->kind == CS_PX_COLUMN)
+        e->ordinal = e->ordinal < n_input ? map[e->ordinal] : e->ordinal - n_input + n_read;
+    for (int i = 0; i < e->n_args; i++)
+        renumber_read(e->args[i], n_input, n_read, map);
+}
+
+/* Narrows a condition over left ++ right (schema) to the columns it reads when it reads fewer
+ * than all (and some): *cols (ascending, *n_cols) and *schema / *e become those columns and the
+ * condition renumbered over them (*e a new tree of the caller's; untouched when nothing is left
+ * out). */
+static void narrow_condition(cs_col_type **schema, cs_pexpr **e, int **cols, int *n_cols)
+{
+    int n = (*schema)->n_fields, k = 0;
+    bool *read = cs_xcalloc((size_t)(n > 0 ? n : 1), sizeof *read);
+    mark_read(*e, n, read);
+    int *map = cs_xcalloc((size_t)(n > 0 ? n : 1), sizeof *map);
+    for (int c = 0; c < n; c++)
+        map[c] = read[c] ? k++ : -1;
+    if (k > 0 && k < n) {
+        *cols = cs_xcalloc((size_t)k, sizeof **cols);
+        cs_col_field *f = cs_xcalloc((size_t)k, sizeof *f);
+        for (int c = 0; c < n; c++)
+            if (read[c]) {
+                (*cols)[map[c]] = c;
+                f[map[c]] = (*schema)->fields[c];
+                cs_col_type_ref(f[map[c]].type);
+            }
+        *n_cols = k;
+        cs_col_type *narrow = cs_col_type_struct(f, k);
+        free(f);
+        cs_col_type_unref(*schema);
+        *schema = narrow;
+        *e = cs_pexpr_clone(*e);
+        renumber_read(*e, n, k, map);
+    }
+    free(map);
+    free(read);
+}
+
 /* The compiled condition of a join node (NULL with *cond NULL when it has none); on failure the
- * join's children are freed. */
+ * join's children are freed. narrow: compiled over only the columns it reads (a hash join's
+ * pairs gather no others), else over left ++ right. */
 static int compile_join_condition(const cs_phys_node *n, cs_sql_op *left, cs_sql_op *right,
-                                  join_condition **cond, cs_error *err)
+                                  bool narrow, join_condition **cond, cs_error *err)
 {
     *cond = NULL;
     if (!n->join_condition) return CS_OK;
     cs_col_type *schema = cs_phys_join_input(left->schema, right->schema);
-    cs_pexpr_program *p = cs_pexpr_compile(n->join_condition, schema, err);
+    cs_pexpr *e = n->join_condition;
+    int *cols = NULL, n_cols = 0;
+    if (narrow) narrow_condition(&schema, &e, &cols, &n_cols);
+    cs_pexpr_program *p = cs_pexpr_compile(e, schema, err);
+    if (e != n->join_condition) cs_pexpr_free(e);
     cs_col_type_unref(schema);
     if (!p) {
+        free(cols);
         cs_sql_op_free(left);
         cs_sql_op_free(right);
         return cs_error_prefix(err, "%s: the join condition", cs_phys_node_name(n));
     }
     *cond = cs_xcalloc(1, sizeof **cond);
     (*cond)->program = p;
+    (*cond)->cols = cols;
+    (*cond)->n_cols = n_cols;
     return CS_OK;
 }
 
@@ -213,6 +275,7 @@ static cs_sql_op *own_condition(cs_sql_op *join, join_condition *cond)
     if (!cond) return join;
     if (!join) {
         cs_pexpr_program_free(cond->program);
+        free(cond->cols);
         free(cond);
         return NULL;
     }
@@ -434,7 +497,7 @@ static cs_sql_op *build_hash_join(const cs_phys_node *n, cs_sql_op *left, cs_sql
                                   cs_error *err)
 {
     join_condition *cond;
-    if (compile_join_condition(n, left, right, &cond, err)) return NULL;
+    if (compile_join_condition(n, left, right, true, &cond, err)) return NULL;
     cs_join_spec spec = {
         .type = n->join_type,
         .build = n->build_side,
@@ -443,6 +506,8 @@ static cs_sql_op *build_hash_join(const cs_phys_node *n, cs_sql_op *left, cs_sql
         .n_keys = n->n_join_keys,
         .condition = cond ? join_condition_eval : NULL,
         .condition_arg = cond,
+        .condition_cols = cond ? cond->cols : NULL,
+        .n_condition_cols = cond ? cond->n_cols : 0,
     };
     return own_condition(cs_sql_op_hash_join(left, right, &spec, err), cond);
 }
@@ -451,7 +516,7 @@ static cs_sql_op *build_nested_loop_join(const cs_phys_node *n, cs_sql_op *left,
                                          cs_error *err)
 {
     join_condition *cond;
-    if (compile_join_condition(n, left, right, &cond, err)) return NULL;
+    if (compile_join_condition(n, left, right, false, &cond, err)) return NULL;
     cs_sql_op *op = cs_sql_op_nested_loop_join(left, right, n->join_type, n->build_side,
                                                cond ? join_condition_eval : NULL, cond, err);
     return own_condition(op, cond);

@@ -156,7 +156,8 @@ typedef enum cs_build_side { CS_BUILD_RIGHT, CS_BUILD_LEFT } cs_build_side;
 
 /* The residual condition of a join (Spark's `condition` beyond the equi-keys), supplied by the
  * planner: given candidate pairs as a batch of left columns then right columns (always both
- * sides, also for semi/anti joins), set keep[i] = 1 for the rows where the condition is true.
+ * sides, also for semi/anti joins; for a hash join only those of cs_join_spec.condition_cols when
+ * given), set keep[i] = 1 for the rows where the condition is true.
  * NULL: no residual condition. */
 typedef int (*cs_join_condition_fn)(void *arg, cs_col_batch *pairs, uint8_t *keep, cs_error *err);
 
@@ -167,6 +168,11 @@ typedef struct cs_join_spec {
     int n_keys;
     cs_join_condition_fn condition; /* may be NULL */
     void *condition_arg;            /* borrowed for the operator's life */
+    /* The columns of left ++ right the condition reads, ascending, n_condition_cols of them:
+     * its batch of pairs then holds only those, in that order (the others are not gathered).
+     * NULL: every column. */
+    const int *condition_cols;
+    int n_condition_cols;
 } cs_join_spec;
 
 cs_sql_op *cs_sql_op_hash_join(cs_sql_op *left, cs_sql_op *right, const cs_join_spec *spec,

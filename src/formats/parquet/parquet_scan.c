@@ -218,6 +218,14 @@ static void *column_buffer(cs_column *c, uint8_t **which, size_t *size, size_t b
     return *which;
 }
 
+/* column_buffer for a buffer the caller writes every byte of (not zeroed first). */
+static void *filled_buffer(cs_column *c, uint8_t **which, size_t *size, size_t bytes)
+{
+    *size = bytes;
+    *which = cs_col_buffer_alloc_unset(c->alloc, bytes);
+    return *which;
+}
+
 /* Null where the slot's definition level is below def. */
 static void set_validity(cs_column *c, const cs_pq_leaf *l, const uint32_t *slots, int64_t n,
                          int16_t def)
@@ -332,10 +340,10 @@ static cs_column *dict_column(cs_pq_scan *s, cs_pq_leaf *l)
     if (l->dict_col) return l->dict_col;
     const cs_parquet_values *d = &l->pr.dict;
     cs_column *c = new_column(s, l->type, d->count);
-    int32_t *off = column_buffer(c, &c->values, &c->values_size, ((size_t)d->count + 1) * 4);
+    int32_t *off = filled_buffer(c, &c->values, &c->values_size, ((size_t)d->count + 1) * 4);
     memcpy(off, d->offsets, ((size_t)d->count + 1) * 4);
     if (d->offsets[d->count] > 0)
-        memcpy(column_buffer(c, &c->data, &c->data_size, (size_t)d->offsets[d->count]), d->data,
+        memcpy(filled_buffer(c, &c->data, &c->data_size, (size_t)d->offsets[d->count]), d->data,
                (size_t)d->offsets[d->count]);
     l->dict_col = c;
     return c;
@@ -352,7 +360,8 @@ static cs_column *leaf_column(cs_pq_scan *s, cs_pq_leaf *l, const cs_col_type *t
     cs_pq_conv conv = l->node->conv;
     if (conv == CS_PQ_CONV_BYTES || conv == CS_PQ_CONV_FIXED_BYTES) {
         if (l->dict_mode) {
-            int32_t *ix = column_buffer(c, &c->values, &c->values_size, (size_t)n * 4);
+            int32_t *ix = dense ? filled_buffer(c, &c->values, &c->values_size, (size_t)n * 4)
+                                : column_buffer(c, &c->values, &c->values_size, (size_t)n * 4);
             if (dense && n > 0)
                 memcpy(ix, l->idx, (size_t)n * 4);
             else
@@ -361,7 +370,7 @@ static cs_column *leaf_column(cs_pq_scan *s, cs_pq_leaf *l, const cs_col_type *t
             c->dictionary = cs_column_ref(dict_column(s, l));
             return c;
         }
-        int32_t *off = column_buffer(c, &c->values, &c->values_size, (size_t)(n + 1) * 4);
+        int32_t *off = filled_buffer(c, &c->values, &c->values_size, (size_t)(n + 1) * 4);
         int32_t w = l->col->type_length;
         size_t vi = 0;
         for (int64_t k = 0; k < n; k++) {
@@ -371,7 +380,7 @@ static cs_column *leaf_column(cs_pq_scan *s, cs_pq_leaf *l, const cs_col_type *t
         off[n] = conv == CS_PQ_CONV_BYTES ? l->offs[vi] : (int32_t)vi * w;
         const uint8_t *src = conv == CS_PQ_CONV_BYTES ? l->data : l->fixed;
         if (off[n] > 0)
-            memcpy(column_buffer(c, &c->data, &c->data_size, (size_t)off[n]), src, (size_t)off[n]);
+            memcpy(filled_buffer(c, &c->data, &c->data_size, (size_t)off[n]), src, (size_t)off[n]);
         return c;
     }
     if (conv == CS_PQ_CONV_BOOL) {
@@ -384,7 +393,9 @@ static cs_column *leaf_column(cs_pq_scan *s, cs_pq_leaf *l, const cs_col_type *t
         return c;
     }
     size_t tw = (size_t)cs_col_type_width(type->id);
-    uint8_t *dst = column_buffer(c, &c->values, &c->values_size, (size_t)n * tw);
+    /* dense: every value converted; otherwise null rows keep zero values */
+    uint8_t *dst = dense ? filled_buffer(c, &c->values, &c->values_size, (size_t)n * tw)
+                         : column_buffer(c, &c->values, &c->values_size, (size_t)n * tw);
     if (dense) {
         convert_dense(l, (size_t)n, dst);
         return c;

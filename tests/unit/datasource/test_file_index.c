@@ -44,19 +44,19 @@ static void test_plan_partitions(void **state)
     bool splittable[] = {true, true, true, true};
     int ns, np, *gs;
     cs_ds_split *s = cs_ds_plan_partitions(sizes, splittable, 4, 128 * MiB, 4 * MiB, &ns, &gs, &np);
-    /* splits 128 (file 0), 72 (file 0 at 128), 50, 10, 1, packed as Spark's:
-     * [128] [72, 50] [10, 1] */
+    /* file 0 in two equal splits (Spark's cut makes two: 128 and 72), then 50, 10, 1, packed as
+     * Spark's: [100] [100] [50, 10, 1] */
     assert_int_equal(ns, 5);
     assert_int_equal(np, 3);
-    int want_gs[] = {0, 1, 3, 5};
+    int want_gs[] = {0, 1, 2, 5};
     for (int i = 0; i <= np; i++)
         assert_int_equal(gs[i], want_gs[i]);
     assert_int_equal(s[0].file, 0);
     assert_int_equal(s[0].start, 0);
-    assert_int_equal(s[0].length, 128 * MiB);
+    assert_int_equal(s[0].length, 100 * MiB);
     assert_int_equal(s[1].file, 0);
-    assert_int_equal(s[1].start, 128 * MiB);
-    assert_int_equal(s[1].length, 72 * MiB);
+    assert_int_equal(s[1].start, 100 * MiB);
+    assert_int_equal(s[1].length, 100 * MiB);
     assert_int_equal(s[2].file, 1);
     assert_int_equal(s[3].file, 2);
     assert_int_equal(s[4].file, 3);
@@ -87,6 +87,20 @@ static void test_plan_partitions(void **state)
         assert_int_equal(gs[i], want_small[i]);
     for (int i = 0; i < 10; i++)
         assert_int_equal(s[i].file, i); /* equal lengths keep the listing's order */
+    free(s);
+    free(gs);
+
+    /* 10 bytes at most 4 a split: three splits, of 3, 3 and 4 bytes, covering the file */
+    uint64_t ten[] = {10};
+    bool t_sp[] = {true};
+    s = cs_ds_plan_partitions(ten, t_sp, 1, 4, 0, &ns, &gs, &np);
+    assert_int_equal(ns, 3);
+    uint64_t covered = 0;
+    for (int i = 0; i < ns; i++) {
+        assert_true(s[i].length == 3 || s[i].length == 4);
+        covered += s[i].length;
+    }
+    assert_int_equal(covered, 10);
     free(s);
     free(gs);
 
