@@ -81,6 +81,10 @@ int cs_fn_resolve_special(cs_sql_arena *a, cs_sql_expr *e, cs_error *err);
 /* function_registry_json.c: the type rules of to_json and from_json (sets e->type, keeps only
  * the JSON argument); 0, CS_EINVAL with Spark's error, or 1 when e is neither. */
 int cs_fn_resolve_json(cs_sql_arena *a, cs_sql_expr *e, cs_error *err);
+/* function_registry_variant.c: the type rules of parse_json, try_parse_json, is_variant_null,
+ * schema_of_variant, to_variant_object, variant_get and try_variant_get (sets e->type; the
+ * variant_get target type leaves the arguments); 0, CS_EINVAL, or 1 when e is none of them. */
+int cs_fn_resolve_variant(cs_sql_arena *a, cs_sql_expr *e, cs_error *err);
 /* function_registry_time_window.c: the type rule of window(time, duration...) (a struct of
  * start and end; the durations become microseconds); 0, CS_EINVAL, or 1 when e is not window. */
 int cs_fn_resolve_time_window(cs_sql_arena *a, cs_sql_expr *e, cs_error *err);
