@@ -768,6 +768,7 @@ static int resolve_div(cs_sql_arena *a, cs_sql_expr *e, cs_error *err)
 
 static int resolve_compare(cs_sql_arena *a, cs_sql_expr *e, cs_error *err)
 {
+    if (cs_fn_check_variant_order(err, e, NULL)) return CS_EINVAL;
     cs_tc_reduce_integral_decimal(a, e);
     cs_col_type *t = cs_tc_wider(a, e->args[0]->type, e->args[1]->type);
     if (!t) return cs_fn_err_binary_diff(err, e);

@@ -160,3 +160,44 @@ int cs_fn_resolve_variant(cs_sql_arena *a, cs_sql_expr *e, cs_error *err)
         return resolve_variant_get(a, e, err);
     return 1;
 }
+
+static bool holds_variant(const cs_col_type *t)
+{
+    if (cs_col_type_is_variant(t)) return true;
+    for (int i = 0; i < t->n_fields; i++)
+        if (holds_variant(t->fields[i].type)) return true;
+    return false;
+}
+
+int cs_fn_check_variant_order(cs_error *err, const cs_sql_expr *e, const char *op)
+{
+    const cs_col_type *t = NULL;
+    for (int i = 0; i < e->n_args && !t; i++)
+        if (holds_variant(e->args[i]->type)) t = e->args[i]->type;
+    if (!t) return 0;
+    cs_sbuf x = {0}, ts = {0};
+    cs_fn_sql_expr_quoted(e, &x);
+    cs_tc_type_sql(t, &ts);
+    int rc = cs_sql_error_set(err, CS_EINVAL, "DATATYPE_MISMATCH.INVALID_ORDERING_TYPE", "42K09",
+                              "Cannot resolve %s due to data type mismatch: The `%s` does not "
+                              "support ordering on type \"%s\".",
+                              cs_sbuf_str(&x), op ? op : e->fn, cs_sbuf_str(&ts));
+    cs_sbuf_free(&x);
+    cs_sbuf_free(&ts);
+    return rc;
+}
+
+int cs_fn_check_variant_group(cs_error *err, const cs_sql_expr *g)
+{
+    if (!holds_variant(g->type)) return 0;
+    cs_sbuf x = {0}, ts = {0};
+    cs_fn_sql_expr_quoted(g, &x);
+    cs_tc_type_sql(g->type, &ts);
+    int rc = cs_sql_error_set(err, CS_EINVAL, "GROUP_EXPRESSION_TYPE_IS_NOT_ORDERABLE", "42822",
+                              "The expression %s cannot be used as a grouping expression "
+                              "because its data type \"%s\" is not an orderable data type.",
+                              cs_sbuf_str(&x), cs_sbuf_str(&ts));
+    cs_sbuf_free(&x);
+    cs_sbuf_free(&ts);
+    return rc;
+}
