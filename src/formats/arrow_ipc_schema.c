@@ -1,6 +1,9 @@
 /*
  * arrow_ipc_schema.c — Spark's types as Arrow Schema/Field tables and back (see arrow_ipc.h for
- * the mapping, Spark's ArrowUtils.toArrowType/fromArrowType). Called by the IPC writer and reader.
+ * the mapping, Spark's ArrowUtils.toArrowType/fromArrowType). A variant is written as Spark
+ * writes it, struct<value: binary, metadata: binary> with custom_metadata variant = true on the
+ * struct and on its metadata field, and such a struct (the tag on its metadata field, as PySpark
+ * checks) reads back as a variant. Called by the IPC writer and reader.
  */
 #include "formats/arrow_ipc_schema.h"
 

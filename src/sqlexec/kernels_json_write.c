@@ -1,11 +1,11 @@
 /*
  * kernels_json_write.c — to_json(struct | array | map) as Spark's StructsToJson writes it through
  * Jackson: compact JSON, struct fields in order with null fields left out, array elements and
- * map values null as `null`, variants as their JSON text, map keys as their string casts, numbers and booleans as their
- * string casts (Java's Double.toString digits, decimals as plain text), strings and dates
- * quoted, timestamps as yyyy-MM-dd'T'HH:mm:ss.SSSXXX in the session time zone. The text is
- * written here rather than by jansson because Spark's numbers follow Java's formatting, which
- * jansson's reals do not. Every leaf column is cast to string once per batch (the cast
+ * map values null as `null`, variants as their JSON text, map keys as their string casts, numbers
+ * and booleans as their string casts (Java's Double.toString digits, decimals as plain text),
+ * strings and dates quoted, timestamps as yyyy-MM-dd'T'HH:mm:ss.SSSXXX in the session time zone.
+ * The text is written here rather than by jansson because Spark's numbers follow Java's formatting,
+ * which jansson's reals do not. Every leaf column is cast to string once per batch (the cast
  * kernels); rows are then written into one reused buffer. Called through
  * cs_px_json_write_lookup (kernels_json.c's lookup).
  *
