@@ -42,13 +42,44 @@ static int prim_width(int t)
     return t >= 0 && t < (int)sizeof w ? w[t] : -2;
 }
 
+/* An object's or array's layout: element count, id width, offset width, where the ids, the
+ * offsets and the data start; false when it does not fit its buffer. */
+typedef struct layout {
+    size_t n;
+    int id_size, off_size;
+    const uint8_t *ids, *offs, *data;
+} layout;
+
+static bool layout_of(const cs_variant *v, layout *l)
+{
+    if (!has(v, 1)) return false;
+    int h = v->p[0] >> 2;
+    bool object = (v->p[0] & 3) == 2;
+    bool large = object ? (h >> 4) & 1 : (h >> 2) & 1;
+    int size_bytes = large ? 4 : 1;
+    l->id_size = object ? ((h >> 2) & 3) + 1 : 0;
+    l->off_size = (h & 3) + 1;
+    if (!has(v, 1 + (size_t)size_bytes)) return false;
+    l->n = (size_t)le(v->p + 1, size_bytes);
+    size_t header =
+        1 + (size_t)size_bytes + l->n * (size_t)l->id_size + (l->n + 1) * (size_t)l->off_size;
+    if (l->n > (size_t)(v->end - v->p) || !has(v, header)) return false;
+    l->ids = v->p + 1 + size_bytes;
+    l->offs = l->ids + l->n * (size_t)l->id_size;
+    l->data = v->p + header;
+    return has(v, header + le(l->offs + l->n * (size_t)l->off_size, l->off_size));
+}
+
 cs_vt cs_variant_type(const cs_variant *v)
 {
     if (!has(v, 1)) return CS_VT_BAD;
     int basic = v->p[0] & 3, info = v->p[0] >> 2;
     if (basic == 1) return has(v, 1 + (size_t)info) ? CS_VT_STRING : CS_VT_BAD;
-    if (basic == 2) return CS_VT_OBJECT;
-    if (basic == 3) return CS_VT_ARRAY;
+    if (basic >= 2) { /* an object or array whose header and data fit its buffer */
+        layout l;
+        if (!layout_of(v, &l)) return CS_VT_BAD;
+        return basic == 2 ? CS_VT_OBJECT : CS_VT_ARRAY;
+    }
     int w = prim_width(info);
     if (w == -2) return CS_VT_BAD;
     if (w == -1) {
@@ -142,34 +173,6 @@ const uint8_t *cs_variant_bytes(const cs_variant *v, size_t *len)
     }
     *len = (size_t)le(v->p + 1, 4);
     return v->p + 5;
-}
-
-/* An object's or array's layout: element count, id width, offset width, where the ids, the
- * offsets and the data start; false when it does not fit its buffer. */
-typedef struct layout {
-    size_t n;
-    int id_size, off_size;
-    const uint8_t *ids, *offs, *data;
-} layout;
-
-static bool layout_of(const cs_variant *v, layout *l)
-{
-    if (!has(v, 1)) return false;
-    int h = v->p[0] >> 2;
-    bool object = (v->p[0] & 3) == 2;
-    bool large = object ? (h >> 4) & 1 : (h >> 2) & 1;
-    int size_bytes = large ? 4 : 1;
-    l->id_size = object ? ((h >> 2) & 3) + 1 : 0;
-    l->off_size = (h & 3) + 1;
-    if (!has(v, 1 + (size_t)size_bytes)) return false;
-    l->n = (size_t)le(v->p + 1, size_bytes);
-    size_t header =
-        1 + (size_t)size_bytes + l->n * (size_t)l->id_size + (l->n + 1) * (size_t)l->off_size;
-    if (l->n > (size_t)(v->end - v->p) || !has(v, header)) return false;
-    l->ids = v->p + 1 + size_bytes;
-    l->offs = l->ids + l->n * (size_t)l->id_size;
-    l->data = v->p + header;
-    return has(v, header + le(l->offs + l->n * (size_t)l->off_size, l->off_size));
 }
 
 size_t cs_variant_size(const cs_variant *v)
