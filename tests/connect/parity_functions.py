@@ -2,7 +2,9 @@
 PySpark's own Connect test modules (test_parity_functions, test_parity_errors; run by
 scripts/pyspark-connect-tests.sh) found failing against cspark-connect-server, each checked by a
 value computed here, so that the same program passes against Apache Spark 4's own Connect server
-(parity_functions_spark.sh) and against cspark (parity_functions.sh).
+(parity_functions_spark.sh) and against cspark (parity_functions.sh). The VARIANT checks (the
+four variant tests of test_parity_functions) also compare a collected VariantVal's bytes with
+what Spark 4.0.1's parse_json gives.
 
   parity_functions.py URL
 
