@@ -21,6 +21,16 @@ static cs_col_type primitives[] = {
     PRIM(CS_TYPE_TIMESTAMP), PRIM(CS_TYPE_TIMESTAMP_NTZ),
 };
 static cs_col_type calendar_interval = PRIM(CS_TYPE_INTERVAL_CAL);
+static char value_name[] = "value", metadata_name[] = "metadata";
+static cs_col_field variant_fields[] = {{value_name, &primitives[CS_TYPE_BINARY], false},
+                                        {metadata_name, &primitives[CS_TYPE_BINARY], false}};
+static cs_col_type variant_type = {
+    .refs = -1, .id = CS_TYPE_STRUCT, .n_fields = 2, .fields = variant_fields, .variant = true};
+
+cs_col_type *cs_col_type_variant(void)
+{
+    return &variant_type;
+}
 
 cs_col_type *cs_col_type_primitive(cs_type_id id)
 {
@@ -116,7 +126,8 @@ void cs_col_type_unref(cs_col_type *t)
 bool cs_col_type_equal(const cs_col_type *a, const cs_col_type *b)
 {
     if (a == b) return true;
-    if (!a || !b || a->id != b->id || a->n_fields != b->n_fields) return false;
+    if (!a || !b || a->id != b->id || a->n_fields != b->n_fields || a->variant != b->variant)
+        return false;
     if ((a->id == CS_TYPE_DECIMAL || a->id == CS_TYPE_INTERVAL_YM ||
          a->id == CS_TYPE_INTERVAL_DT) &&
         (a->precision != b->precision || a->scale != b->scale))
@@ -197,6 +208,10 @@ const char *cs_type_id_name(cs_type_id id)
 
 void cs_col_type_simple_string(const cs_col_type *t, cs_sbuf *out)
 {
+    if (t->variant) {
+        cs_sbuf_puts(out, "variant");
+        return;
+    }
     switch (t->id) {
     case CS_TYPE_DECIMAL:
         cs_sbuf_printf(out, "decimal(%d,%d)", t->precision, t->scale);
@@ -263,7 +278,7 @@ static void type_name(const cs_col_type *t, cs_sbuf *out)
         cs_sbuf_puts(out, "map");
         return;
     case CS_TYPE_STRUCT:
-        cs_sbuf_puts(out, "struct");
+        cs_sbuf_puts(out, t->variant ? "variant" : "struct");
         return;
     default:
         cs_col_type_simple_string(t, out);
@@ -278,7 +293,7 @@ static void tree_lines(const cs_col_type *t, const char *prefix, int depth, int 
     if (max_depth > 0 && depth > max_depth) return;
     char next[512];
     snprintf(next, sizeof next, "%s    |", prefix);
-    if (t->id == CS_TYPE_STRUCT) {
+    if (t->id == CS_TYPE_STRUCT && !t->variant) {
         for (int i = 0; i < t->n_fields; i++) {
             cs_sbuf_printf(out, "%s-- %s: ", prefix, t->fields[i].name);
             type_name(t->fields[i].type, out);

@@ -3,8 +3,8 @@
  * int, long (bigint), float, double, decimal(p,s) up to 38 digits, string, binary, date,
  * timestamp (microseconds since the epoch, UTC), timestamp_ntz (microseconds, no time zone), and
  * the nested array<element>, struct<fields> and map<key,value>, and the ANSI interval types SQL
- * computes with (interval year to month, interval day to second). A batch's schema is a struct
- * type.
+ * computes with (interval year to month, interval day to second), and Spark 4's variant. A
+ * batch's schema is a struct type.
  *
  * Physical layout (Arrow's, see column.h): boolean is a bitmap; byte/short/int/long/float/double
  * are 1/2/4/8/4/8-byte values; decimal is a 16-byte two's-complement unscaled integer (Arrow's
@@ -12,7 +12,10 @@
  * int32 offsets + bytes; a year-month interval is int32 months, a day-time interval int64
  * microseconds (Arrow's interval[months] / duration[us]); array is int32 offsets + one child; map
  * is int32 offsets + a key child and a value child (Arrow's entries struct is implied); struct is
- * one child per field.
+ * one child per field. A variant (Spark's VariantType, a VariantVal per row) is laid out as the
+ * struct<value: binary, metadata: binary> of its two encoded parts (common/variant's binary
+ * encoding, sqlexec/variant_codec.h) and marked `variant`, so every columnar path that moves a
+ * struct moves a variant; only its name, equality and the functions over it differ.
  *
  * Types are immutable and reference counted; primitive types are static singletons (ref/unref
  * are no-ops on them). Constructors of nested types take over the references passed to them
@@ -76,6 +79,7 @@ struct cs_col_type {
     int precision, scale; /* decimal */
     int n_fields;         /* struct: its fields; array: 1 (element); map: 2 (key, value) */
     cs_col_field *fields;
+    bool variant; /* a CS_TYPE_STRUCT that is Spark's variant (cs_col_type_variant) */
 };
 
 /* The static type of a primitive id (not decimal, array, struct or map). */
@@ -91,6 +95,14 @@ cs_col_type *cs_col_type_array(cs_col_type *element, bool contains_null);
 cs_col_type *cs_col_type_map(cs_col_type *key, cs_col_type *value, bool value_contains_null);
 /* struct<fields>: copies the names, takes over each fields[i].type. n may be 0. */
 cs_col_type *cs_col_type_struct(const cs_col_field *fields, int n);
+/* Spark's variant: the static struct<value: binary not null, metadata: binary not null> marked
+ * variant (ref/unref are no-ops). */
+cs_col_type *cs_col_type_variant(void);
+/* t is a variant (NULL: false). */
+static inline bool cs_col_type_is_variant(const cs_col_type *t)
+{
+    return t && t->variant;
+}
 
 cs_col_type *cs_col_type_ref(cs_col_type *t);
 void cs_col_type_unref(cs_col_type *t);

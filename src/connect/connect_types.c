@@ -62,6 +62,11 @@ Spark__Connect__DataType *cs_connect_data_type(const cs_col_type *t)
             dt->null = new_message(leaves[i].desc); /* every union member is a pointer */
             return dt;
         }
+    if (cs_col_type_is_variant(t)) {
+        dt->kind_case = SPARK__CONNECT__DATA_TYPE__KIND_VARIANT;
+        dt->variant = new_message(&spark__connect__data_type__variant__descriptor);
+        return dt;
+    }
     switch (t->id) {
     case CS_TYPE_DECIMAL: {
         Spark__Connect__DataType__Decimal *d =

@@ -172,7 +172,7 @@ int cs_cp_data_type(cs_cp *c, const Spark__Connect__DataType *t, cs_col_type **o
         rc = cs_cp_unsupported(c, "the data type \"INTERVAL\" (CalendarIntervalType)");
         goto done;
     case SPARK__CONNECT__DATA_TYPE__KIND_VARIANT:
-        rc = cs_cp_unsupported(c, "the data type \"VARIANT\"");
+        *out = cs_col_type_variant();
         goto done;
     default:
         rc =

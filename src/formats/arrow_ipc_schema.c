@@ -1,6 +1,9 @@
 /*
  * arrow_ipc_schema.c — Spark's types as Arrow Schema/Field tables and back (see arrow_ipc.h for
- * the mapping, Spark's ArrowUtils.toArrowType/fromArrowType). Called by the IPC writer and reader.
+ * the mapping, Spark's ArrowUtils.toArrowType/fromArrowType). A variant is written as Spark
+ * writes it, struct<value: binary, metadata: binary> with custom_metadata variant = true on the
+ * struct and on its metadata field, and such a struct (the tag on its metadata field, as PySpark
+ * checks) reads back as a variant. Called by the IPC writer and reader.
  */
 #include "formats/arrow_ipc_schema.h"
 
@@ -34,7 +37,16 @@ enum {
     TYPE_LARGE_UTF8 = 20,
     TYPE_LARGE_LIST = 21,
 };
-enum { FIELD_NAME, FIELD_NULLABLE, FIELD_TYPE_TYPE, FIELD_TYPE, FIELD_DICTIONARY, FIELD_CHILDREN };
+enum {
+    FIELD_NAME,
+    FIELD_NULLABLE,
+    FIELD_TYPE_TYPE,
+    FIELD_TYPE,
+    FIELD_DICTIONARY,
+    FIELD_CHILDREN,
+    FIELD_CUSTOM_METADATA
+};
+enum { KEYVALUE_KEY, KEYVALUE_VALUE };
 enum { DICTENC_ID, DICTENC_INDEX_TYPE, DICTENC_IS_ORDERED };
 enum { PRECISION_HALF, PRECISION_SINGLE, PRECISION_DOUBLE };
 enum { DATE_DAY, DATE_MILLISECOND };
@@ -133,14 +145,29 @@ static cs_fb_ref type_table(cs_fb_builder *b, const cs_col_type *t, uint8_t *kin
 }
 
 static cs_fb_ref encode_field(cs_fb_builder *b, const char *name, const cs_col_type *t,
-                              bool nullable, int64_t dict_id, bool unique);
+                              bool nullable, int64_t dict_id, bool unique, bool tag);
+
+/* custom_metadata [{"variant": "true"}]: how Spark marks a variant's struct and its metadata
+ * field (ArrowUtils.toArrowField; PySpark's is_variant looks for it on the metadata field). */
+static cs_fb_ref variant_tag(cs_fb_builder *b)
+{
+    cs_fb_ref k = cs_fb_string(b, "variant", 7), v = cs_fb_string(b, "true", 4);
+    cs_fb_table_start(b);
+    cs_fb_add_ref(b, KEYVALUE_KEY, k);
+    cs_fb_add_ref(b, KEYVALUE_VALUE, v);
+    cs_fb_ref kv = cs_fb_table_end(b);
+    return cs_fb_vector_refs(b, &kv, 1);
+}
 
 static cs_fb_ref field_table(cs_fb_builder *b, const char *name, bool nullable, uint8_t kind,
-                             cs_fb_ref type, cs_fb_ref dict, const cs_fb_ref *kids, int n_kids)
+                             cs_fb_ref type, cs_fb_ref dict, const cs_fb_ref *kids, int n_kids,
+                             bool tag)
 {
     cs_fb_ref children = cs_fb_vector_refs(b, kids, (size_t)n_kids);
     cs_fb_ref name_ref = cs_fb_string(b, name, strlen(name));
+    cs_fb_ref meta = tag ? variant_tag(b) : 0;
     cs_fb_table_start(b);
+    if (meta) cs_fb_add_ref(b, FIELD_CUSTOM_METADATA, meta);
     cs_fb_add_ref(b, FIELD_NAME, name_ref);
     cs_fb_add_u8(b, FIELD_NULLABLE, nullable);
     cs_fb_add_u8(b, FIELD_TYPE_TYPE, kind);
@@ -168,7 +195,7 @@ static const char *unique_name(const cs_col_type *t, int i, char *buf, size_t ca
 }
 
 static cs_fb_ref encode_field(cs_fb_builder *b, const char *name, const cs_col_type *t,
-                              bool nullable, int64_t dict_id, bool unique)
+                              bool nullable, int64_t dict_id, bool unique, bool tag)
 {
     int n = t->n_fields;
     cs_fb_ref *kids = cs_xcalloc((size_t)(n ? n : 1), sizeof *kids);
@@ -180,14 +207,15 @@ static cs_fb_ref encode_field(cs_fb_builder *b, const char *name, const cs_col_t
             buf = cs_xmalloc(cap);
             kid = unique_name(t, i, buf, cap);
         }
-        kids[i] = encode_field(b, kid, t->fields[i].type, t->fields[i].nullable, -1, unique);
+        kids[i] = encode_field(b, kid, t->fields[i].type, t->fields[i].nullable, -1, unique,
+                               t->variant && i == 1);
         free(buf);
     }
     int n_kids = n;
     if (t->id == CS_TYPE_MAP) { /* Map<entries: Struct<key, value>> */
         cs_fb_table_start(b);   /* Struct_ {} */
         cs_fb_ref st = cs_fb_table_end(b);
-        kids[0] = field_table(b, "entries", false, TYPE_STRUCT, st, 0, kids, 2);
+        kids[0] = field_table(b, "entries", false, TYPE_STRUCT, st, 0, kids, 2, false);
         n_kids = 1;
     }
     cs_fb_ref dict = 0;
@@ -201,7 +229,7 @@ static cs_fb_ref encode_field(cs_fb_builder *b, const char *name, const cs_col_t
     }
     uint8_t kind;
     cs_fb_ref type = type_table(b, t, &kind);
-    cs_fb_ref f = field_table(b, name, nullable, kind, type, dict, kids, n_kids);
+    cs_fb_ref f = field_table(b, name, nullable, kind, type, dict, kids, n_kids, tag || t->variant);
     free(kids);
     return f;
 }
@@ -214,7 +242,7 @@ cs_fb_ref cs_ipc_schema_encode(cs_fb_builder *b, const cs_col_type *schema, cons
     for (int i = 0; i < n; i++)
         fields[i] = encode_field(b, schema->fields[i].name, schema->fields[i].type,
                                  schema->fields[i].nullable, dict_ids ? dict_ids[i] : -1,
-                                 unique_nested_names);
+                                 unique_nested_names, false);
     cs_fb_ref vec = cs_fb_vector_refs(b, fields, (size_t)n);
     free(fields);
     cs_fb_table_start(b);
@@ -399,6 +427,35 @@ done:
     return rc;
 }
 
+/* Whether f's custom_metadata holds variant = true. */
+static bool has_variant_tag(const cs_fb_table *f)
+{
+    cs_fb_vector v = cs_fb_vector_field(f, FIELD_CUSTOM_METADATA, 4);
+    for (uint32_t i = 0; i < v.n; i++) {
+        cs_fb_table kv = cs_fb_vector_table(&v, i);
+        size_t kl = 0, vl = 0;
+        const char *k = kv.r ? cs_fb_string_field(&kv, KEYVALUE_KEY, &kl) : NULL;
+        const char *x = kv.r ? cs_fb_string_field(&kv, KEYVALUE_VALUE, &vl) : NULL;
+        if (k && x && kl == 7 && memcmp(k, "variant", 7) == 0 && vl == 4 &&
+            memcmp(x, "true", 4) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* Whether field f decoded as t is Spark's variant: struct<value: binary, metadata: binary>
+ * whose metadata field carries the variant tag (PySpark's is_variant test). */
+static bool is_variant(const cs_fb_table *f, const cs_col_type *t)
+{
+    if (t->id != CS_TYPE_STRUCT || t->n_fields != 2 || strcmp(t->fields[0].name, "value") != 0 ||
+        strcmp(t->fields[1].name, "metadata") != 0 || t->fields[0].type->id != CS_TYPE_BINARY ||
+        t->fields[1].type->id != CS_TYPE_BINARY)
+        return false;
+    cs_fb_vector v = cs_fb_vector_field(f, FIELD_CHILDREN, 4);
+    cs_fb_table m = v.n == 2 ? cs_fb_vector_table(&v, 1) : (cs_fb_table){0};
+    return m.r && has_variant_tag(&m);
+}
+
 static int decode_field(const cs_fb_table *f, int depth, cs_col_field *out, cs_error *err)
 {
     size_t name_len;
@@ -409,6 +466,10 @@ static int decode_field(const cs_fb_table *f, int depth, cs_col_field *out, cs_e
     cs_col_type *t;
     int rc = decode_type(f, name, name_len, depth, &t, err);
     if (rc) return rc;
+    if (is_variant(f, t)) {
+        cs_col_type_unref(t);
+        t = cs_col_type_variant();
+    }
     out->name = cs_xstrndup(name ? name : "", name_len);
     out->type = t;
     out->nullable = cs_fb_u8(f, FIELD_NULLABLE, 0) != 0;

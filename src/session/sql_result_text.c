@@ -62,13 +62,15 @@ static bool is_stringish(const cs_col_type *t)
     return t->id == CS_TYPE_STRING || t->id == CS_TYPE_BINARY;
 }
 
-/* The engine's CAST(c AS STRING) of every row of c. */
-static int kernel_texts(const cs_column *c, const char *tz, texts *t, cs_error *err)
+/* The engine's CAST(c AS STRING) of every row of c (json: to_json(c), a variant's JSON text). */
+static int kernel_texts(const cs_column *c, const char *tz, bool json, texts *t, cs_error *err)
 {
     cs_col_field f = {"v", cs_col_type_ref(c->type), true};
     cs_col_type *schema = cs_col_type_struct(&f, 1);
-    cs_pexpr *e = cs_pexpr_cast(cs_pexpr_column(0, cs_col_type_ref(c->type), true),
-                                cs_col_type_primitive(CS_TYPE_STRING), CS_CAST_ANSI);
+    cs_pexpr *arg = cs_pexpr_column(0, cs_col_type_ref(c->type), true);
+    cs_pexpr *e =
+        json ? cs_pexpr_call("to_json", cs_col_type_primitive(CS_TYPE_STRING), true, &arg, 1)
+             : cs_pexpr_cast(arg, cs_col_type_primitive(CS_TYPE_STRING), CS_CAST_ANSI);
     cs_pexpr_program *p = cs_pexpr_compile(e, schema, err);
     cs_pexpr_free(e);
     if (!p) {
@@ -102,7 +104,10 @@ static int child_texts(const cs_column *c, int k, bool hive, const char *tz, tex
                        cs_error *err)
 {
     texts_init(t, c->children[k]->length);
-    int rc = column_texts(c->children[k], hive, tz, t, err);
+    /* a variant inside a value prints as its JSON text (VariantVal.toString) */
+    int rc = cs_col_type_is_variant(c->children[k]->type)
+                 ? kernel_texts(c->children[k], tz, true, t, err)
+                 : column_texts(c->children[k], hive, tz, t, err);
     if (rc < 0) texts_free(t);
     return rc;
 }
@@ -194,9 +199,10 @@ static int column_texts(const cs_column *c, bool hive, const char *tz, texts *t,
     case CS_TYPE_MAP:
         return list_texts(c, hive, tz, t, err);
     case CS_TYPE_STRUCT:
+        if (c->type->variant) return kernel_texts(c, tz, hive, t, err);
         return struct_texts(c, hive, tz, t, err);
     default:
-        return kernel_texts(c, tz, t, err);
+        return kernel_texts(c, tz, false, t, err);
     }
 }
 

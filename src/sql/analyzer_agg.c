@@ -308,6 +308,7 @@ static int resolve_group_by(cs_an_ctx *c, const cs_logical_plan *p, const cs_an_
         } else {
             if (!(r = cs_an_expr(c, e, s, 0))) return CS_EINVAL;
         }
+        if (cs_fn_check_variant_group(c->err, r)) return CS_EINVAL;
         g->group[i] = r;
     }
     return 0;
@@ -814,7 +815,7 @@ static cs_sql_expr *order_item(cs_an_ctx *c, const cs_sql_expr *o, const cs_logi
     so->type = r->type;
     so->nullable = r->nullable;
     so->resolved = true;
-    return so;
+    return cs_fn_check_variant_order(c->err, so, "sortorder") ? NULL : so;
 }
 
 cs_logical_plan *cs_an_sort(cs_an_ctx *c, const cs_logical_plan *p)

@@ -14,6 +14,7 @@
  * aggregates whose types depend on decimals have rules of their own (the R_* rules).
  */
 #include "sql/function_registry.h"
+#include "sql/function_registry_internal.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -22,39 +23,6 @@
 #include "sql/type_coercion.h"
 #include "sqlexec/sql_error.h"
 
-enum {
-    R_SIG,     /* by args/ret signature */
-    R_ADD,     /* + - */
-    R_MUL,     /* * */
-    R_DIVIDE,  /* / */
-    R_MOD,     /* % mod pmod */
-    R_DIV,     /* div */
-    R_COMPARE, /* = < <= > >= <=> */
-    R_BETWEEN, /* between */
-    R_SUM,
-    R_AVG,
-    R_CEIL, /* ceil, floor */
-    R_ROUND,
-    R_STRUCT,       /* struct(a, b): fields named after columns, else col1, col2 */
-    R_NAMED_STRUCT, /* named_struct('n', v, ...) */
-    R_MAP,          /* map(k, v, ...): common key type, common value type */
-    R_SPECIAL       /* function_registry_collections.c: arrays, maps, percentile, stack, ... */
-};
-
-typedef struct fn_entry {
-    cs_fn_info info;
-    const char *args, *ret;
-    bool null_intolerant_not_nullable; /* result never null (count, hash, isnull, ...) */
-} fn_entry;
-
-#define FN(n, c, lo, hi, k, r, a, t)                                                               \
-    {                                                                                              \
-        {n, c, lo, hi, k, r}, a, t, false                                                          \
-    }
-#define FNN(n, c, lo, hi, k, r, a, t)                                                              \
-    {                                                                                              \
-        {n, c, lo, hi, k, r}, a, t, true                                                           \
-    }
 #define S CS_FN_SCALAR
 #define AG CS_FN_AGGREGATE
 #define W CS_FN_WINDOW
@@ -457,19 +425,21 @@ static const fn_entry *entry_of(const cs_fn_info *f)
 
 const cs_fn_info *cs_fn_lookup(const char *name)
 {
-    for (size_t i = 0; i < sizeof FUNCTIONS / sizeof FUNCTIONS[0]; i++)
-        if (cs_str_ieq(FUNCTIONS[i].info.name, name)) return &FUNCTIONS[i].info;
+    for (int i = 0; i < cs_fn_count(); i++)
+        if (cs_str_ieq(cs_fn_at(i)->name, name)) return cs_fn_at(i);
     return NULL;
 }
 
 int cs_fn_count(void)
 {
-    return (int)(sizeof FUNCTIONS / sizeof FUNCTIONS[0]);
+    return (int)(sizeof FUNCTIONS / sizeof FUNCTIONS[0]) + cs_fn_variant_count;
 }
 
 const cs_fn_info *cs_fn_at(int i)
 {
-    return i >= 0 && i < cs_fn_count() ? &FUNCTIONS[i].info : NULL;
+    int n = (int)(sizeof FUNCTIONS / sizeof FUNCTIONS[0]);
+    if (i >= n && i < cs_fn_count()) return &cs_fn_variant_functions[i - n].info;
+    return i >= 0 && i < n ? &FUNCTIONS[i].info : NULL;
 }
 
 /* The signature letters: the type an argument is cast to (none for the letters that accept a
@@ -798,6 +768,7 @@ static int resolve_div(cs_sql_arena *a, cs_sql_expr *e, cs_error *err)
 
 static int resolve_compare(cs_sql_arena *a, cs_sql_expr *e, cs_error *err)
 {
+    if (cs_fn_check_variant_order(err, e, NULL)) return CS_EINVAL;
     cs_tc_reduce_integral_decimal(a, e);
     cs_col_type *t = cs_tc_wider(a, e->args[0]->type, e->args[1]->type);
     if (!t) return cs_fn_err_binary_diff(err, e);

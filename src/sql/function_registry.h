@@ -81,6 +81,17 @@ int cs_fn_resolve_special(cs_sql_arena *a, cs_sql_expr *e, cs_error *err);
 /* function_registry_json.c: the type rules of to_json and from_json (sets e->type, keeps only
  * the JSON argument); 0, CS_EINVAL with Spark's error, or 1 when e is neither. */
 int cs_fn_resolve_json(cs_sql_arena *a, cs_sql_expr *e, cs_error *err);
+/* function_registry_variant.c: the type rules of parse_json, try_parse_json, is_variant_null,
+ * schema_of_variant, to_variant_object, variant_get and try_variant_get (sets e->type; the
+ * variant_get target type leaves the arguments); 0, CS_EINVAL, or 1 when e is none of them. */
+int cs_fn_resolve_variant(cs_sql_arena *a, cs_sql_expr *e, cs_error *err);
+/* Spark's errors for a variant where values must be ordered (variants are not comparable):
+ * DATATYPE_MISMATCH.INVALID_ORDERING_TYPE for a comparison or sort order e over one (op: the
+ * name Spark gives it, "sortorder"; NULL: e's function name), and
+ * GROUP_EXPRESSION_TYPE_IS_NOT_ORDERABLE for a grouping expression g of one; CS_EINVAL, or 0
+ * when no variant is involved. */
+int cs_fn_check_variant_order(cs_error *err, const cs_sql_expr *e, const char *op);
+int cs_fn_check_variant_group(cs_error *err, const cs_sql_expr *g);
 /* function_registry_time_window.c: the type rule of window(time, duration...) (a struct of
  * start and end; the durations become microseconds); 0, CS_EINVAL, or 1 when e is not window. */
 int cs_fn_resolve_time_window(cs_sql_arena *a, cs_sql_expr *e, cs_error *err);

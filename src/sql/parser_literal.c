@@ -768,6 +768,7 @@ cs_col_type *cs_sqlp_data_type(cs_sqlp *p)
     cs_col_type *result = NULL;
     for (size_t k = 0; k < sizeof prims / sizeof prims[0]; k++)
         if (cs_sql_tok_is_kw(t, prims[k].name)) result = cs_col_type_primitive(prims[k].id);
+    if (cs_sql_tok_is_kw(t, "VARIANT")) result = cs_col_type_variant();
     if (result) {
         cs_sqlp_leave(p);
         return result;

@@ -676,7 +676,8 @@ static void expr_out(const cs_sql_expr *e, print_mode m, cs_sbuf *out)
         }
         if (m != MODE_PRINT && e->cast_mode != CS_CAST_TRY &&
             (e->cast_type->id == CS_TYPE_ARRAY || e->cast_type->id == CS_TYPE_MAP ||
-             e->cast_type->id == CS_TYPE_STRUCT)) {
+             e->cast_type->id == CS_TYPE_STRUCT) &&
+            !cs_col_type_is_variant(e->cast_type)) {
             /* Spark names a cast to a complex type after its operand (NULL: a typed literal) */
             expr_out(e->args[0], m, out);
             return;

@@ -76,6 +76,10 @@ void cs_tc_type_sql(const cs_col_type *t, cs_sbuf *out)
         cs_sbuf_putc(out, '>');
         return;
     case CS_TYPE_STRUCT:
+        if (t->variant) {
+            cs_sbuf_puts(out, "VARIANT");
+            return;
+        }
         cs_sbuf_puts(out, "STRUCT<");
         for (int i = 0; i < t->n_fields; i++) {
             if (i) cs_sbuf_puts(out, ", ");
@@ -329,9 +333,36 @@ bool cs_tc_can_implicit_cast_to(const cs_col_type *from, const cs_col_type *to)
     return cs_tc_can_implicit_cast(from, to) || (cs_tc_is_numeric(from) && cs_tc_is_numeric(to));
 }
 
+/* Spark's VariantGet.checkDataType: a type a variant can be cast to (structs and maps too) or,
+ * without them, cast from (Cast.canCast to VARIANT: atomic types and arrays of them). */
+bool cs_tc_variant_castable(const cs_col_type *t, bool structs_and_maps)
+{
+    if (cs_col_type_is_variant(t)) return true;
+    switch (t->id) {
+    case CS_TYPE_ARRAY:
+        return cs_tc_variant_castable(t->fields[0].type, structs_and_maps);
+    case CS_TYPE_MAP:
+        return structs_and_maps && cs_tc_is_string(t->fields[0].type) &&
+               cs_tc_variant_castable(t->fields[1].type, true);
+    case CS_TYPE_STRUCT:
+        for (int i = 0; structs_and_maps && i < t->n_fields; i++)
+            if (!cs_tc_variant_castable(t->fields[i].type, true)) return false;
+        return structs_and_maps;
+    case CS_TYPE_NULL:
+    case CS_TYPE_INTERVAL_YM:
+    case CS_TYPE_INTERVAL_DT:
+    case CS_TYPE_INTERVAL_CAL:
+        return false;
+    default:
+        return true;
+    }
+}
+
 bool cs_tc_can_cast(const cs_col_type *from, const cs_col_type *to)
 {
     if (cs_col_type_equal(from, to) || from->id == CS_TYPE_NULL) return true;
+    if (cs_col_type_is_variant(from)) return cs_tc_variant_castable(to, true);
+    if (cs_col_type_is_variant(to)) return cs_tc_variant_castable(from, false);
     if (cs_tc_is_string(to)) return true;
     if (cs_tc_is_string(from))
         return to->id != CS_TYPE_ARRAY && to->id != CS_TYPE_MAP && to->id != CS_TYPE_STRUCT;

@@ -59,6 +59,10 @@ bool cs_tc_can_implicit_cast(const cs_col_type *from, const cs_col_type *to);
  * to slice's INT start, checked for overflow when it runs). */
 bool cs_tc_can_implicit_cast_to(const cs_col_type *from, const cs_col_type *to);
 /* Whether an explicit CAST from -> to exists under ANSI (Cast.canAnsiCast). */
+/* Spark's VariantGet.checkDataType: whether a variant converts to and from t (structs and maps
+ * only when structs_and_maps: variant_get targets and to_variant_object's input; a CAST to
+ * VARIANT takes atomic types and arrays of them). Intervals never. */
+bool cs_tc_variant_castable(const cs_col_type *t, bool structs_and_maps);
 bool cs_tc_can_cast(const cs_col_type *from, const cs_col_type *to);
 
 /* e itself when it already has type `to`, else a resolved implicit CAST of e to `to` (ANSI,

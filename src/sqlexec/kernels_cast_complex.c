@@ -202,7 +202,9 @@ static int child_text(const cs_px_kctx *k, cs_column *c, cs_column **out)
         *out = cs_column_ref(c);
         return CS_OK;
     }
-    cs_px_kernel kern = cs_px_cast_lookup(c->type, st);
+    /* a variant inside prints as its JSON text (Spark's VariantVal.toString) */
+    cs_px_kernel kern =
+        cs_col_type_is_variant(c->type) ? cs_px_variant_to_json : cs_px_cast_lookup(c->type, st);
     if (!kern) return cs_error_set(k->err, CS_EUNSUPPORTED, "no cast of an element to string");
     cs_pexpr node = *k->e;
     node.type = (cs_col_type *)st;
@@ -289,6 +291,8 @@ static int null_cast(const cs_px_kctx *k, cs_column *const *args, int na, cs_col
 cs_px_kernel cs_px_cast_complex_lookup(const cs_col_type *from, const cs_col_type *to)
 {
     if (from->id == CS_TYPE_NULL) return null_cast;
+    if (cs_col_type_is_variant(from) || cs_col_type_is_variant(to))
+        return cs_px_cast_variant_lookup(from, to);
     if ((from->id == CS_TYPE_ARRAY || from->id == CS_TYPE_MAP || from->id == CS_TYPE_STRUCT) &&
         to->id == CS_TYPE_STRING) {
         for (int c = 0; c < from->n_fields; c++)

@@ -6,7 +6,8 @@
  * `['name']`, `[n]` and `[*]` (a wildcard collects its matches into a JSON array; one match
  * alone is returned as it is). A literal path is parsed once per batch. Called through
  * cs_px_json_lookup (pexpr.c's chain), which also serves to_json (kernels_json_write.c),
- * from_json and schema_of_json (kernels_json_read.c).
+ * from_json and schema_of_json (kernels_json_read.c) and the variant functions
+ * (kernels_variant.c, asked first: to_json of a variant is its own).
  */
 #include <jansson.h>
 #include <stdlib.h>
@@ -180,6 +181,8 @@ cs_px_kernel cs_px_json_lookup(const char *fn, const cs_col_type *const *t, int 
     if (strcmp(fn, "get_json_object") == 0 && n == 2 && t[0]->id == CS_TYPE_STRING &&
         t[1]->id == CS_TYPE_STRING)
         return get_json_kernel;
-    cs_px_kernel k = cs_px_json_write_lookup(fn, t, n, result);
+    cs_px_kernel k = cs_px_variant_lookup(fn, t, n, result);
+    if (k) return k;
+    k = cs_px_json_write_lookup(fn, t, n, result);
     return k ? k : cs_px_json_read_lookup(fn, t, n, result);
 }

@@ -1,11 +1,11 @@
 /*
  * kernels_json_write.c — to_json(struct | array | map) as Spark's StructsToJson writes it through
  * Jackson: compact JSON, struct fields in order with null fields left out, array elements and
- * map values null as `null`, map keys as their string casts, numbers and booleans as their
- * string casts (Java's Double.toString digits, decimals as plain text), strings and dates
- * quoted, timestamps as yyyy-MM-dd'T'HH:mm:ss.SSSXXX in the session time zone. The text is
- * written here rather than by jansson because Spark's numbers follow Java's formatting, which
- * jansson's reals do not. Every leaf column is cast to string once per batch (the cast
+ * map values null as `null`, variants as their JSON text, map keys as their string casts, numbers
+ * and booleans as their string casts (Java's Double.toString digits, decimals as plain text),
+ * strings and dates quoted, timestamps as yyyy-MM-dd'T'HH:mm:ss.SSSXXX in the session time zone.
+ * The text is written here rather than by jansson because Spark's numbers follow Java's formatting,
+ * which jansson's reals do not. Every leaf column is cast to string once per batch (the cast
  * kernels); rows are then written into one reused buffer. Called through
  * cs_px_json_write_lookup (kernels_json.c's lookup).
  *
@@ -44,6 +44,12 @@ static int jnode_init(const cs_px_kctx *k, jnode *n, const cs_column *col)
     memset(n, 0, sizeof *n);
     n->col = col;
     cs_type_id id = col->type->id;
+    if (cs_col_type_is_variant(col->type)) { /* a variant writes its own JSON text */
+        cs_px_kctx ck = *k;
+        ck.n = col->length;
+        cs_column *arg = (cs_column *)col;
+        return cs_px_variant_to_json(&ck, &arg, 1, &n->text);
+    }
     if (is_nested(id)) {
         n->n_children = col->n_children;
         n->children =
@@ -151,7 +157,7 @@ static void put_value(const cs_px_kctx *k, const jnode *n, int64_t i, cs_sbuf *s
         return;
     }
     cs_type_id id = c->type->id;
-    if (id == CS_TYPE_STRUCT) {
+    if (id == CS_TYPE_STRUCT && !c->type->variant) {
         cs_sbuf_putc(sb, '{');
         bool first = true;
         for (int f = 0; f < n->n_children; f++) {

@@ -297,6 +297,26 @@ int cs_px_elem_cmp(const cs_column *a, int64_t i, const cs_column *b, int64_t j)
 int cs_px_value_cmp(const cs_column *a, int64_t i, const cs_column *b, int64_t j);
 cs_px_kernel cs_px_json_lookup(const char *fn, const cs_col_type *const *t, int n,
                                const cs_col_type *result);
+/* Variants (kernels_variant.c, kernels_variant_get.c; the encoding is variant_codec.h's):
+ * parse_json, try_parse_json, to_json, is_variant_null, schema_of_variant, to_variant_object,
+ * variant_get, try_variant_get, and the casts to and from VARIANT. */
+cs_px_kernel cs_px_variant_lookup(const char *fn, const cs_col_type *const *t, int n,
+                                  const cs_col_type *result);
+cs_px_kernel cs_px_variant_get_lookup(const char *fn, const cs_col_type *const *t, int n,
+                                      const cs_col_type *result);
+cs_px_kernel cs_px_cast_variant_lookup(const cs_col_type *from, const cs_col_type *to);
+cs_px_kernel cs_px_cast_from_variant_lookup(const cs_col_type *from, const cs_col_type *to);
+/* to_json of a variant column: Spark's Variant.toJson text (the nested casts to string print
+ * variants so). */
+int cs_px_variant_to_json(const cs_px_kctx *k, cs_column *const *a, int na, cs_column **out);
+/* The variant at row `row` of a variant column c; false on a malformed metadata header. */
+struct cs_variant;
+struct cs_vb;
+bool cs_px_variant_at(const cs_column *c, int64_t row, struct cs_variant *v);
+/* Appends the builder's finished variant as one row of a variant column builder. */
+void cs_px_variant_put(cs_col_builder *b, struct cs_vb *vb);
+/* MALFORMED_VARIANT. */
+int cs_px_err_malformed_variant(cs_error *err);
 cs_px_kernel cs_px_json_write_lookup(const char *fn, const cs_col_type *const *t, int n,
                                      const cs_col_type *result);
 cs_px_kernel cs_px_json_read_lookup(const char *fn, const cs_col_type *const *t, int n,

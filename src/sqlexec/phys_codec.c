@@ -48,6 +48,11 @@ static int type_from(decoder *d, const Cspark__SqlType *pb, int depth, cs_col_ty
     cs_error e = {0};
     int nf = (int)pb->n_fields;
     if (pb->n_fields > 100000) return bad(d, "a struct of %zu fields", pb->n_fields);
+    if (pb->variant) {
+        if (pb->id != CS_TYPE_STRUCT) return bad(d, "a variant that is not a struct");
+        *out = cs_col_type_variant();
+        return CS_OK;
+    }
     switch (pb->id) {
     case CS_TYPE_DECIMAL:
         *out = cs_col_type_decimal(pb->precision, pb->scale, &e);

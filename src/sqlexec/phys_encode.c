@@ -61,6 +61,7 @@ static Cspark__SqlType *type_pb(pool *pl, const cs_col_type *t)
     pb->id = t->id;
     pb->precision = t->precision;
     pb->scale = t->scale;
+    pb->variant = t->variant;
     if (t->n_fields > 0) {
         pb->n_fields = (size_t)t->n_fields;
         pb->fields = pool_alloc(pl, sizeof *pb->fields * (size_t)t->n_fields);

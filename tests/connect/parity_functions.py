@@ -2,7 +2,9 @@
 PySpark's own Connect test modules (test_parity_functions, test_parity_errors; run by
 scripts/pyspark-connect-tests.sh) found failing against cspark-connect-server, each checked by a
 value computed here, so that the same program passes against Apache Spark 4's own Connect server
-(parity_functions_spark.sh) and against cspark (parity_functions.sh).
+(parity_functions_spark.sh) and against cspark (parity_functions.sh). The VARIANT checks (the
+four variant tests of test_parity_functions) also compare a collected VariantVal's bytes with
+what Spark 4.0.1's parse_json gives.
 
   parity_functions.py URL
 
@@ -228,5 +230,45 @@ check(tuple(r) == (True, True, False), "array_contains at the wider type: %r" % 
 e = raised(lambda: spark.range(1).select(F.array_contains(F.array(F.lit(1)), None)).collect())
 check(e is not None and getattr(e, "getCondition", lambda: None)() == "DATATYPE_MISMATCH.NULL_TYPE",
       "array_contains of a NULL value: %r" % (e,))
+
+# test_parse_json, test_try_parse_json, test_to_variant_object, test_variant_expressions: the
+# VARIANT type; collect() turns a variant column (Arrow: struct<value, metadata> tagged
+# variant=true) into VariantVal, whose bytes are Spark's own encoding
+from pyspark.sql.types import VariantType, VariantVal  # noqa: E402
+
+df = spark.createDataFrame([{"json": """{ "a" : 1 }"""}])
+r = df.select(F.to_json(F.parse_json(df.json)).alias("var"),
+              F.to_json(F.parse_json(F.lit("""{"b": [{"c": "str2"}]}"""))).alias("var_lit")).first()
+check(r["var"] == '{"a":1}' and r["var_lit"] == '{"b":[{"c":"str2"}]}', "parse_json: %r" % (r,))
+df = spark.createDataFrame([{"json": """{ "a" : 1 }"""}, {"json": """{ a : 1 }"""}])
+r = df.select(F.to_json(F.try_parse_json(df.json)).alias("var")).collect()
+check([x["var"] for x in r] == ['{"a":1}', None], "try_parse_json: %r" % (r,))
+df = spark.createDataFrame([(1, {"a": 1})], "i int, v struct<a int>")
+r = df.select(F.to_json(F.to_variant_object(df.v)).alias("var")).first()
+check(r["var"] == '{"a":1}', "to_variant_object: %r" % (r,))
+df = spark.createDataFrame([Row(json="""{ "a" : 1 }""", path="$.a"),
+                            Row(json="""{ "b" : 2 }""", path="$.b")])
+v = F.parse_json(df.json)
+for col, want in [(F.is_variant_null(v), [False, False]),
+                  (F.schema_of_variant(v), ["OBJECT<a: BIGINT>", "OBJECT<b: BIGINT>"]),
+                  (F.variant_get(v, "$.a", "int"), [1, None]),
+                  (F.variant_get(v, "$.b", "int"), [None, 2]),
+                  (F.variant_get(v, "$.a", "double"), [1.0, None]),
+                  (F.variant_get(v, df.path, "int"), [1, 2]),
+                  (F.try_variant_get(v, df.path, "binary"), [None, None])]:
+    got = [x[0] for x in df.select(col).collect()]
+    check(got == want, "variant expression %r: %r" % (col, got))
+e = raised(lambda: df.select(F.variant_get(v, "$.a", "binary")).collect())
+check(e is not None and getattr(e, "getCondition", lambda: None)() == "INVALID_VARIANT_CAST",
+      "variant_get of a bigint as binary: %r" % (e,))
+r = spark.range(1).select(F.parse_json(F.lit('{"b":1,"a":[1.50,true,null,"x"],"c":{"d":-0.0}}'))
+                          .alias("v"))
+check(isinstance(r.schema["v"].dataType, VariantType), "a variant column's type: %r" % (r.schema,))
+x = r.first()["v"]
+# the bytes Spark 4.0.1's parse_json gives (checked against its own server): keys a, b, c, d in
+# the metadata in order of appearance, fields sorted, 1.50 a decimal4 of scale 2
+check(isinstance(x, VariantVal) and x.value.hex() ==
+      "02030100020200131e0c010304000607080a200296000000040005780201030006200100000000"
+      and x.metadata.hex() == "0104000102030462616364", "a variant collected: %r" % (x,))
 
 print("PASS parity_functions")

@@ -4,7 +4,8 @@
 # tests/connect/parity_functions.py: the function calls PySpark's own Connect test modules found
 # failing (first and last with and without ignoreNulls in one aggregation, levenshtein with a
 # threshold, bigint arguments to INT parameters, the hyperbolic and reciprocal trigonometric
-# functions, posexplode_outer and inline_outer, the exception class of a malformed cast).
+# functions, posexplode_outer and inline_outer, the exception class of a malformed cast, the
+# VARIANT functions and a variant column collected as VariantVal).
 # parity_functions_spark.sh runs the same program against Spark 4's own server. The server is
 # stopped by the trap whatever happens.
 # Usage: parity_functions.sh BUILD_DIR
