@@ -251,8 +251,10 @@ check(sum(p.count("REBALANCE_PARTITIONS_BY_NONE") for p in plans) >= 1 and
 spark.conf.unset("spark.sql.adaptive.coalescePartitions.enabled")
 ranged = df.hint("REPARTITION_BY_RANGE", 2, "n").select(F.spark_partition_id().alias("p"), "n")
 bounds = ranged.groupBy("p").agg(F.min("n"), F.max("n")).orderBy("p").collect()
-check([tuple(r) for r in bounds] == [(0, 0, 511), (1, 512, 1023)],
-      "REPARTITION_BY_RANGE(2, n) splits at the sampled median: %r" % (bounds,))
+# (the bound is sampled with seeds from RDD ids, which differ between servers)
+check(len(bounds) == 2 and bounds[0][1] == 0 and bounds[1][2] == 1023 and
+      bounds[0][2] + 1 == bounds[1][1] and 384 < bounds[1][1] < 640,
+      "REPARTITION_BY_RANGE(2, n) splits the range near its middle: %r" % (bounds,))
 check(condition_of(lambda: df.hint("coalesce", "a").collect()) == "_LEGACY_ERROR_TEMP_1048",
       "COALESCE with a column")
 check(condition_of(lambda: df.hint("repartition", 1, 2).collect()) == "_LEGACY_ERROR_TEMP_1047",
