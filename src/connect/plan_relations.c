@@ -21,15 +21,16 @@
  *   sample               Sample(fraction = upper - lower bound, seed, with replacement)
  *   subquery_alias       SubqueryAlias (df.alias)
  *   to_df                SubqueryAlias with column aliases (UnresolvedSubqueryColumnAliases)
- *   repartition          Repartition(n, shuffle); repartition_by_expression
- *                        RepartitionByExpression(exprs, n)
+ *   repartition          Repartition(n, shuffle) (coalesce(n): shuffle false);
+ *                        repartition_by_expression RepartitionByExpression(exprs, n) (all
+ *                        sort orders: repartitionByRange)
  *   hint                 UnresolvedHint(name, parameters)
  *   group_map            FlatMapGroupsInPandas (applyInPandas)
  *   map_partitions       MapInPandas / MapInArrow (mapInPandas, mapInArrow)
  *   co_group_map         FlatMapCoGroupsInPandas / InArrow (cogroup().applyInPandas, applyInArrow)
  *   unresolved_table_valued_function   the table-valued function in FROM (spark.tvf)
  * Refused with UNSUPPORTED_FEATURE, naming the kind: tail, transpose,
- * streaming reads, multi-path and JDBC reads, randomSplit samples, repartitionByRange, user
+ * streaming reads, multi-path and JDBC reads, randomSplit samples, user
  * function relations (apply_in_pandas_with_state,
  * Python table functions and data sources), cached local/remote relations, crosstab,
  * approxQuantile, sampleBy, catalog relations (the server answers those), ML,
@@ -392,13 +393,16 @@ static int to_df(cs_cp *c, const Spark__Connect__ToDF *r, cs_logical_plan **out)
     return 0;
 }
 
+/* Repartition(n, shuffle): DataFrame.repartition(n) (shuffle) and coalesce(n) (no shuffle) */
 static int repartition(cs_cp *c, const Spark__Connect__Repartition *r, cs_logical_plan **out)
 {
     cs_logical_plan *in;
     int rc = cs_cp_input(c, r->input, "Repartition", &in);
     if (rc) return rc;
-    if (r->num_partitions <= 0)
-        return cs_cp_invalid(c, "Number of partitions (%d) must be positive.", r->num_partitions);
+    if (r->num_partitions <= 0) /* Spark's require(): IllegalArgumentException */
+        return cs_error_set(c->err, CS_EINVAL,
+                            "requirement failed: Number of partitions (%d) must be positive.",
+                            r->num_partitions);
     cs_logical_plan *p = unary(c, CS_LP_REPARTITION, in);
     p->num_partitions = r->num_partitions;
     p->shuffle = CS_CP_HAS(r, shuffle) && r->shuffle;
@@ -406,22 +410,33 @@ static int repartition(cs_cp *c, const Spark__Connect__Repartition *r, cs_logica
     return 0;
 }
 
+/* RepartitionByExpression(exprs, n): repartition(n, cols) and, when every expression is a sort
+ * order, repartitionByRange(n, cols) (range partitioning; Spark's server picks the call so). */
 static int repartition_by_expression(cs_cp *c, const Spark__Connect__RepartitionByExpression *r,
                                      cs_logical_plan **out)
 {
     cs_logical_plan *in;
     int rc = cs_cp_input(c, r->input, "RepartitionByExpression", &in);
     if (rc) return rc;
+    size_t n_sort = 0;
     for (size_t i = 0; i < r->n_partition_exprs; i++)
-        if (r->partition_exprs[i] && r->partition_exprs[i]->expr_type_case ==
-                                         SPARK__CONNECT__EXPRESSION__EXPR_TYPE_SORT_ORDER)
-            return cs_cp_unsupported(c, "repartitionByRange");
+        n_sort += r->partition_exprs[i] && r->partition_exprs[i]->expr_type_case ==
+                                               SPARK__CONNECT__EXPRESSION__EXPR_TYPE_SORT_ORDER;
+    if (n_sort && n_sort < r->n_partition_exprs) /* Dataset.repartition's check */
+        return cs_error_set(c->err, CS_EINVAL,
+                            "Invalid partitionExprs specified: sort orders among %zu expressions "
+                            "For range partitioning use repartitionByRange(...) instead.",
+                            r->n_partition_exprs);
+    if (CS_CP_HAS(r, num_partitions) && r->num_partitions <= 0)
+        return cs_error_set(c->err, CS_EINVAL,
+                            "requirement failed: Number of partitions (%d) must be positive.",
+                            r->num_partitions);
     cs_logical_plan *p = unary(c, CS_LP_REPARTITION, in);
     if ((rc = cs_cp_expressions(c, r->partition_exprs, r->n_partition_exprs, &p->exprs)) != 0)
         return rc;
     p->n_exprs = (int)r->n_partition_exprs;
     p->num_partitions = CS_CP_HAS(r, num_partitions) ? r->num_partitions : 0;
-    p->shuffle = true;
+    p->shuffle = p->by_expression = true;
     *out = p;
     return 0;
 }

@@ -3,13 +3,13 @@
  * executeCollect (its optimizer's ConvertToLocalRelation folds projections, filters and limits
  * of a LocalRelation into one, whose rows the driver returns as they are). A physical plan is
  * local when its only leaf is a LOCAL node (a LocalRelation, VALUES, the OneRowRelation of
- * `SELECT 1`, held in the plan as batches: one partition) and every node above it is a FILTER,
- * PROJECT or LIMIT, or the single-partition EXCHANGE a global limit puts between its local and
- * global halves (a no-op over one partition, dropped here, as Spark's CollectLimitExec collects
- * without a shuffle): no other exchange, no file, no Python worker. Its operators are built and
- * run here as the one task of its stage would run them (partition 0, the session's ANSI mode and
- * time zone), and their batches are the result. `spark.range` is not local (RangeExec runs a
- * job in Spark too).
+ * `SELECT 1`, held in the plan as batches: its slices read in order as one partition) and every
+ * node above it is a FILTER, PROJECT or LIMIT, or the single-partition EXCHANGE a global limit puts
+ * between its local and global halves (a no-op over one partition, dropped here, as Spark's
+ * CollectLimitExec collects without a shuffle): no other exchange, no file, no Python worker. Its
+ * operators are built and run here as the one task of its stage would run them (partition 0, the
+ * session's ANSI mode and time zone), and their batches are the result. `spark.range` is not local
+ * (RangeExec runs a job in Spark too).
  *
  * Called by query_run.c for every query's physical plan (after its SQL execution start event:
  * the execution shows in the event log and the UI with no job, as Spark's do). Ownership:
@@ -74,6 +74,10 @@ static void drop_exchanges(cs_phys_node **slot)
 int cs_session_run_local(cs_sql_session *s, cs_phys_node *plan, cs_sql_result *out, cs_error *err)
 {
     drop_exchanges(&plan);
+    cs_phys_node *leaf = plan;
+    while (leaf->n_children == 1)
+        leaf = leaf->children[0];
+    leaf->num_slices = 0; /* every slice, in order: all the rows */
     cs_sql_exec_ctx ctx = local_ctx(s);
     cs_phys_inputs in = {.partition = 0};
     cs_sql_op *op = cs_phys_build(plan, &in, err);

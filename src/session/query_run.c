@@ -15,7 +15,9 @@
  * replaced by a BROADCAST_READ leaf; a UNION whose children give different numbers of
  * partitions (or would bring the stage over a node's inputs) has each child made a node of its
  * own, their union (Spark's UnionRDD: partitions one after the other) read through a
- * PARENT_READ leaf. Map stages run when the final stage's job needs them (the DAG scheduler).
+ * PARENT_READ leaf; so is a COALESCE's child (a read of the shuffle right below it), through a
+ * CoalescedRDD merging neighbouring partitions (Spark's CoalesceExec, no shuffle). Map stages
+ * run when the final stage's job needs them (the DAG scheduler).
  *
  * A RANGE exchange (a global ORDER BY's) gets its bounds before its map stage is made, as Spark's
  * RangePartitioner: a sampling job over the exchange's input (the same cut tree as a node whose
@@ -56,6 +58,7 @@
 #include "sched/scheduler.h"
 #include "session/adaptive_plan.h"
 #include "session/query_lineage.h"
+#include "session/stage_cut.h"
 #include "session/session_internal.h"
 #include "sql/analyzer.h"
 #include "sql/optimizer.h"
@@ -181,9 +184,11 @@ static int subtree_parts(const qrun *q, const cs_phys_node *n)
     case CS_PH_FILE_SCAN:
         return n->n_groups;
     case CS_PH_LOCAL:
-        return 1;
+        return n->num_slices > 0 ? n->num_slices : 1;
     case CS_PH_RANGE:
         return n->num_slices;
+    case CS_PH_COALESCE:
+        return cs_stage_coalesced_parts(subtree_parts(q, n->children[0]), n->num_partitions);
     case CS_PH_EXCHANGE:
         return n->num_partitions;
     case CS_PH_BROADCAST_EXCHANGE:
@@ -210,33 +215,11 @@ static int subtree_parts(const qrun *q, const cs_phys_node *n)
     }
 }
 
-/* The shuffles a subtree's stage reads (exchanges not below another exchange). */
-static int subtree_reads(const cs_phys_node *n)
-{
-    if (n->kind == CS_PH_EXCHANGE || (n->kind == CS_PH_SHUFFLE_READ && n->input < 0)) return 1;
-    if (n->kind == CS_PH_BROADCAST_EXCHANGE) return 0;
-    int r = 0;
-    for (int i = 0; i < n->n_children; i++)
-        r += subtree_reads(n->children[i]);
-    return r;
-}
-
-/* Whether a subtree's stage reads a RANGE exchange (whose partitions are known only once its
- * bounds are sampled). */
-static bool reads_range(const cs_phys_node *n)
-{
-    if (n->kind == CS_PH_EXCHANGE) return n->partitioning == CS_PART_RANGE;
-    if (n->kind == CS_PH_BROADCAST_EXCHANGE) return false;
-    for (int i = 0; i < n->n_children; i++)
-        if (n->children[i] && reads_range(n->children[i])) return true;
-    return false;
-}
-
 /* A union runs inside the task when its children give the same partitions (known before its
  * inputs are cut: not through a range exchange). */
 static bool union_in_task(const qrun *q, const cs_phys_node *u, bool stage_crowded)
 {
-    if (stage_crowded || reads_range(u)) return false;
+    if (stage_crowded || cs_stage_reads_range(u)) return false;
     int first = -2;
     for (int i = 0; i < u->n_children; i++) {
         int p = subtree_parts(q, u->children[i]);
@@ -322,6 +305,20 @@ static cspark_rdd *shuffle_read_node(qrun *q, const cs_phys_node *ex, shuffle_de
     return r;
 }
 
+static cspark_rdd *coalesce_node(qrun *q, cs_phys_node *co, cs_error *err);
+static shuffle_dep *map_stage(qrun *q, cs_phys_node *ex, cs_error *err);
+
+/* Child i of n (a union or a coalesce, kept) replaced by a PARENT_READ of r, the stage's next
+ * narrow parent. */
+static int read_parent(qrun *q, cs_phys_node *n, int i, cspark_rdd *r, stage_inputs *in)
+{
+    keep_cut(q, n->children[i]);
+    n->children[i] = leaf(CS_PH_PARENT_READ, n->children[i], in->n_parents);
+    in->parent_mat[in->n_parents] = -1;
+    in->parents[in->n_parents++] = r;
+    return 0;
+}
+
 /* A union's children as nodes of their own, read as one parent: their union. */
 static int cut_union(qrun *q, cs_phys_node *n, int i, stage_inputs *in, cs_error *err)
 {
@@ -339,11 +336,35 @@ static int cut_union(qrun *q, cs_phys_node *n, int i, stage_inputs *in, cs_error
                                              cs_rdd_union_new(&q->sc->graph, all, r, "Union"))
                   : r;
     }
-    keep_cut(q, u);
-    n->children[i] = leaf(CS_PH_PARENT_READ, u, in->n_parents);
-    in->parent_mat[in->n_parents] = -1;
-    in->parents[in->n_parents++] = all;
-    return 0;
+    return read_parent(q, n, i, all, in);
+}
+
+/* CoalesceExec co's rows: its child's stage as a node of its own (an exchange right below it: a
+ * read of its shuffle), its partitions merged without a shuffle by a CoalescedRDD whose output
+ * partition i reads the child's [i * np / n, (i + 1) * np / n), as Spark's
+ * DefaultPartitionCoalescer groups partitions without preferred locations. */
+static cspark_rdd *coalesce_node(qrun *q, cs_phys_node *co, cs_error *err)
+{
+    cs_phys_node *ch = co->children[0];
+    cspark_rdd *r;
+    if (ch->kind == CS_PH_EXCHANGE) {
+        shuffle_dep *d = map_stage(q, ch, err);
+        r = d ? shuffle_read_node(q, ch, d, ch->num_partitions, err) : NULL;
+    } else if (ch->kind == CS_PH_SHUFFLE_READ && ch->input < 0 && -1 - ch->input < q->n_mat) {
+        const materialized *m = &q->mat[-1 - ch->input];
+        r = shuffle_read_node(q, ch, m->dep, m->parts, err);
+    } else {
+        r = build_stage(q, ch, err);
+    }
+    if (!r) return NULL;
+    keep_cut(q, ch);
+    co->children[0] = NULL;
+    int n = cs_stage_coalesced_parts(r->num_partitions, co->num_partitions);
+    if (n == r->num_partitions) return r;
+    CS_INFO("sql", "execution=%lld event=coalesce partitions=%d to=%d", (long long)q->execution_id,
+            r->num_partitions, n);
+    return cs_query_lineage_add_rdd(&q->nodes,
+                                    cs_rdd_coalesce_new(&q->sc->graph, r, NULL, n, "Coalesce"));
 }
 
 /* The map side of exchange ex (its tree cut below it) and the shuffle it writes. */
@@ -417,6 +438,15 @@ static int cut_inputs(qrun *q, cs_phys_node *n, stage_inputs *in, bool crowded, 
             in->bc[in->n_bc++] = id;
         } else if (ch->kind == CS_PH_UNION && !union_in_task(q, ch, crowded)) {
             if (cut_union(q, n, i, in, err) < 0) return err->code;
+        } else if (ch->kind == CS_PH_COALESCE) {
+            if (in->n_parents >= NODE_MAX_PARENTS)
+                return cs_error_set(err, CS_EUNSUPPORTED,
+                                    "a SQL stage reads more than %d "
+                                    "unions and coalesces",
+                                    NODE_MAX_PARENTS);
+            cspark_rdd *r = coalesce_node(q, ch, err);
+            if (!r) return err->code ? err->code : CS_EINVAL;
+            read_parent(q, n, i, r, in);
         } else if (cut_inputs(q, ch, in, crowded, err) < 0) {
             return err->code;
         }
@@ -510,10 +540,11 @@ static int range_bounds(qrun *q, cs_phys_node *ex, const stage_inputs *in, int p
  * root stays, only what is below it is cut). */
 static cspark_rdd *build_stage(qrun *q, cs_phys_node *root, cs_error *err)
 {
+    if (root->kind == CS_PH_COALESCE) return coalesce_node(q, root, err);
     stage_inputs in;
     memset(&in, 0, sizeof in);
-    bool crowded =
-        subtree_reads(root->kind == CS_PH_EXCHANGE ? root->children[0] : root) > NODE_MAX_DEPS;
+    bool crowded = cs_stage_subtree_reads(root->kind == CS_PH_EXCHANGE ? root->children[0] : root) >
+                   NODE_MAX_DEPS;
     for (int i = 0; i < 8; i++)
         in.dep_mat[i] = in.parent_mat[i] = -1;
     if (cut_inputs(q, root, &in, crowded, err) < 0) return NULL;

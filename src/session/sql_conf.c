@@ -97,6 +97,11 @@ static const struct known_key {
      "The estimated cost to open a file, measured by the number of bytes could be scanned in "
      "the same time.",
      "2.0.0"},
+    {"spark.sql.leafNodeDefaultParallelism", K_INT, NULL,
+     "The default parallelism of Spark SQL leaf nodes that produce data, such as the file scan "
+     "node, the local data scan node, the range node, etc. The default value of this config is "
+     "'SparkContext#defaultParallelism'.",
+     "3.2.0"},
     {"spark.sql.legacy.execution.pandas.groupedMap.assignColumnsByName", K_BOOL, "true",
      "When true, columns will be looked up by name if labeled with a string and fallback to use "
      "position if not. When false, a grouped map Pandas UDF will assign columns from the "
@@ -394,7 +399,11 @@ int cs_sql_conf_optimizer(const cs_sql_conf *c, cs_sql_optimizer_conf *o, cs_err
 int cs_sql_conf_planner(const cs_sql_conf *c, int default_parallelism, cs_sql_planner_conf *p,
                         cs_error *err)
 {
-    int64_t parts, min_parts = default_parallelism;
+    int64_t parts, leaf = default_parallelism;
+    if (cs_sql_conf_get(c, "spark.sql.leafNodeDefaultParallelism") &&
+        get_int(c, "spark.sql.leafNodeDefaultParallelism", &leaf, err) < 0)
+        return err->code;
+    int64_t min_parts = leaf;
     if (get_int(c, "spark.sql.shuffle.partitions", &parts, err) < 0 ||
         get_size(c, "spark.sql.autoBroadcastJoinThreshold", &p->auto_broadcast_threshold, err) <
             0 ||
@@ -406,6 +415,7 @@ int cs_sql_conf_planner(const cs_sql_conf *c, int default_parallelism, cs_sql_pl
         return err->code;
     p->shuffle_partitions = (int)(parts > INT_MAX ? INT_MAX : parts);
     p->min_partitions = (int)(min_parts > INT_MAX ? INT_MAX : min_parts);
+    p->leaf_parallelism = (int)(leaf > INT_MAX ? INT_MAX : leaf < 1 ? 1 : leaf);
     p->partition_type_inference =
         cs_sql_conf_bool(c, "spark.sql.sources.partitionColumnTypeInference.enabled");
     if (get_int(c, "spark.sql.execution.arrow.maxRecordsPerBatch", &p->arrow_max_records, err) < 0)

@@ -36,6 +36,13 @@
 #include "sql/sql_parser.h"
 #include "sqlexec/sql_error.h"
 
+/* The settings the analyzer reads through the catalog (ANSI coercion, the REBALANCE hint). */
+static void conf_to_catalog(cs_sql_session *s)
+{
+    cs_catalog_set_ansi(s->catalog, cs_sql_conf_bool(s->conf, "spark.sql.ansi.enabled"));
+    cs_catalog_set_adaptive(s->catalog, cs_sql_conf_bool(s->conf, "spark.sql.adaptive.enabled"));
+}
+
 cs_sql_session *cs_sql_session_new(cspark_context *sc, cs_error *err)
 {
     cs_sql_conf *conf = cs_sql_conf_new(sc ? sc->conf : NULL, err);
@@ -48,7 +55,7 @@ cs_sql_session *cs_sql_session_new(cspark_context *sc, cs_error *err)
     cs_catalog_set_warehouse(
         s->catalog, cs_session_absolute_path(a, cs_sql_conf_get(conf, "spark.sql.warehouse.dir")));
     cs_sql_arena_free(a);
-    cs_catalog_set_ansi(s->catalog, cs_sql_conf_bool(conf, "spark.sql.ansi.enabled"));
+    conf_to_catalog(s);
     return s;
 }
 
@@ -289,7 +296,7 @@ static int set_reset(cs_sql_session *s, const cs_sql_statement *st, cs_sql_resul
 {
     if (strcmp(st->mode, "RESET") == 0) {
         cs_sql_conf_reset(s->conf, st->key);
-        cs_catalog_set_ansi(s->catalog, cs_sql_conf_bool(s->conf, "spark.sql.ansi.enabled"));
+        conf_to_catalog(s);
         cs_rows_none(out);
         return 0;
     }
@@ -305,7 +312,7 @@ static int set_reset(cs_sql_session *s, const cs_sql_statement *st, cs_sql_resul
                                 "The value '%s' in the config \"%s\" is invalid. %s", st->value,
                                 st->key, why);
     }
-    cs_catalog_set_ansi(s->catalog, cs_sql_conf_bool(s->conf, "spark.sql.ansi.enabled"));
+    conf_to_catalog(s);
     cs_rows_begin(&b, names, types, verbose ? 4 : 2);
     if (st->key && !verbose) {
         const char *v = cs_sql_conf_get(s->conf, st->key);

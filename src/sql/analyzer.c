@@ -840,8 +840,9 @@ cs_logical_plan *cs_an_plan(cs_an_ctx *c, const cs_logical_plan *p)
     case CS_LP_DISTINCT:
     case CS_LP_REPARTITION:
     case CS_LP_SAMPLE:
-    case CS_LP_HINT:
         return pass_through(c, p);
+    case CS_LP_HINT:
+        return cs_an_is_partitioning_hint(p) ? cs_an_partitioning_hint(c, p) : pass_through(c, p);
     case CS_LP_GENERATE:
         return resolve_generate(c, p);
     case CS_LP_PYTHON_GROUP_MAP:

@@ -13,6 +13,7 @@
  *   analyzer_pivot.c  PIVOT as two aggregates (Spark's ResolvePivot), UNPIVOT as a union
  *   analyzer_python_udf.c  Python UDF calls and their named arguments
  *   analyzer_legacy_coercion.c  non-ANSI coercion where it differs (array of strings)
+ *   analyzer_hints.c  COALESCE / REPARTITION / REPARTITION_BY_RANGE / REBALANCE hints
  */
 #ifndef CSPARK_SQL_ANALYZER_INTERNAL_H
 #define CSPARK_SQL_ANALYZER_INTERNAL_H
@@ -71,6 +72,11 @@ bool cs_an_is_higher_order(const cs_sql_expr *e);
 cs_sql_expr *cs_an_higher_order(cs_an_ctx *c, const cs_sql_expr *e, const cs_an_scope *s,
                                 int flags);
 const cs_sql_expr *cs_an_lambda_lookup(const cs_an_ctx *c, const char *name);
+
+/* analyzer_hints.c: whether a HINT node is COALESCE / REPARTITION / REPARTITION_BY_RANGE /
+ * REBALANCE, and the plan Spark's ResolveCoalesceHints makes of it (NULL + c->err). */
+bool cs_an_is_partitioning_hint(const cs_logical_plan *h);
+cs_logical_plan *cs_an_partitioning_hint(cs_an_ctx *c, const cs_logical_plan *h);
 
 /* analyzer.c */
 cs_logical_plan *cs_an_plan(cs_an_ctx *c, const cs_logical_plan *p);

@@ -29,6 +29,7 @@ struct cs_catalog {
     int64_t next_expr_id;
     cs_catalog_function *functions;  /* temporary and persistent functions, the newest first */
     bool legacy_coercion;            /* spark.sql.ansi.enabled=false */
+    bool not_adaptive;               /* spark.sql.adaptive.enabled=false */
     cs_catalog_database **databases; /* [0] is default */
     int n_databases, cap_databases;
     const char *current_db; /* lower case */
@@ -81,6 +82,16 @@ void cs_catalog_set_ansi(cs_catalog *c, bool ansi)
 bool cs_catalog_ansi(const cs_catalog *c)
 {
     return !c->legacy_coercion;
+}
+
+void cs_catalog_set_adaptive(cs_catalog *c, bool adaptive)
+{
+    c->not_adaptive = !adaptive;
+}
+
+bool cs_catalog_adaptive(const cs_catalog *c)
+{
+    return !c->not_adaptive;
 }
 
 int64_t cs_catalog_next_expr_id(cs_catalog *c)

@@ -92,6 +92,10 @@ int64_t cs_catalog_next_expr_id(cs_catalog *c);
  * coercion follows; set by the session when the conf changes. */
 void cs_catalog_set_ansi(cs_catalog *c, bool ansi);
 bool cs_catalog_ansi(const cs_catalog *c);
+/* The session's spark.sql.adaptive.enabled (true unless set false): the REBALANCE hint is
+ * resolved only then, as Spark's; set by the session with the ANSI mode. */
+void cs_catalog_set_adaptive(cs_catalog *c, bool adaptive);
+bool cs_catalog_adaptive(const cs_catalog *c);
 const char *cs_catalog_current_database(const cs_catalog *c);
 
 /* The relation called parts[0..n) (case-insensitive), or NULL. */

@@ -45,8 +45,11 @@ typedef enum cs_plan_kind {
                                   outer, LATERAL VIEW [OUTER] ... AS names */
     CS_LP_SUBQUERY_ALIAS,      /* SubqueryAlias: alias, optional column aliases */
     CS_LP_WITH,                /* UnresolvedWith: ctes[i] (SUBQUERY_ALIAS nodes) over child */
-    CS_LP_REPARTITION,         /* Repartition / RepartitionByExpression: n, exprs, shuffle;
-                                  DISTRIBUTE BY, CLUSTER BY, REPARTITION hints */
+    CS_LP_REPARTITION,         /* Repartition(n, shuffle) / RepartitionByExpression(exprs, n)
+                                  (by_expression; exprs that are sort orders: range
+                                  partitioning) / RebalancePartitions(exprs, n) (rebalance):
+                                  DISTRIBUTE BY, CLUSTER BY, COALESCE / REPARTITION /
+                                  REPARTITION_BY_RANGE / REBALANCE hints */
     CS_LP_SAMPLE,              /* Sample: fraction or rows, seed, with_replacement */
     CS_LP_HINT,                /* UnresolvedHint: name, exprs (BROADCAST(t), MERGE, ...) */
     CS_LP_EXPAND,              /* Expand: projections (GROUPING SETS, ROLLUP, CUBE) */
@@ -151,7 +154,9 @@ struct cs_logical_plan {
     cs_sql_expr *generator;
     bool outer;
     int64_t num_partitions; /* REPARTITION (0: spark.sql.shuffle.partitions), RANGE */
-    bool shuffle;
+    bool shuffle;           /* REPARTITION: false for a coalesce (Repartition(n, false)) */
+    bool by_expression;     /* REPARTITION: RepartitionByExpression (exprs may be empty) */
+    bool rebalance;         /* REPARTITION: RebalancePartitions */
     double fraction;
     int64_t seed;
     bool with_replacement;

@@ -1,6 +1,6 @@
 /*
  * opt_prune.c — the structural rules of the optimizer: Spark's EliminateSubqueryAliases,
- * ResolveJoinStrategyHints + EliminateResolvedHint (hints onto joins),
+ * ResolveJoinStrategyHints + EliminateResolvedHint (hints onto joins), CollapseRepartition,
  * ReplaceDistinctWithAggregate, ColumnPruning, CollapseProject, RemoveRedundantAliases,
  * RemoveNoopOperators, LimitPushDown, EliminateLimits (with CombineLimits) and
  * PropagateEmptyRelation.
@@ -119,23 +119,10 @@ static cs_logical_plan *resolve_hint_node(cs_opt_ctx *c, cs_logical_plan *p, voi
     const char *name = p->n_parts ? p->parts[0] : p->alias;
     const char *strategy = name ? strategy_of(name) : NULL;
     cs_logical_plan *child = p->children[0];
-    if (!strategy) {
-        /* COALESCE / REPARTITION(n): a repartition of the child; other hints (REBALANCE,
-         * REPARTITION by columns, unknown names) change no result and are dropped, as Spark
-         * drops the hints it does not know */
-        int64_t n = 0;
-        bool coalesce = name && cs_str_ieq(name, "COALESCE");
-        bool repart = name && cs_str_ieq(name, "REPARTITION");
-        if ((coalesce || repart) && p->n_exprs == 1 && p->exprs[0]->kind == CS_EX_LITERAL &&
-            p->exprs[0]->literal && p->exprs[0]->literal->type->id == CS_TYPE_INT &&
-            cs_column_is_valid(p->exprs[0]->literal, 0))
-            n = ((const int32_t *)(const void *)p->exprs[0]->literal->values)[0];
-        if (n <= 0) return child;
-        cs_logical_plan *r = cs_opt_unary(c, CS_LP_REPARTITION, child);
-        r->num_partitions = n;
-        r->shuffle = repart;
-        return r;
-    }
+    /* the partitioning hints are the analyzer's (analyzer_hints.c); the others Spark does not
+     * know (and REBALANCE without adaptive execution) change no result and are dropped, as
+     * Spark's RemoveAllHints drops them */
+    if (!strategy) return child;
     if (p->n_exprs == 0) return resolved_hint(c, strategy, child);
     return apply_hint(c, child, p, strategy);
 }
@@ -181,6 +168,40 @@ int cs_opt_resolve_hints(cs_opt_ctx *c, cs_logical_plan *p, cs_logical_plan **ou
     cs_logical_plan *r = cs_opt_plan_up(c, p, resolve_hint_node, NULL); /* inner hints first */
     r = cs_opt_plan_up(c, r, hints_onto_join, NULL);
     *out = cs_opt_plan_up(c, r, drop_resolved_hint, NULL);
+    return 0;
+}
+
+/* ---- CollapseRepartition --------------------------------------------------------------------- */
+
+/* Spark's CollapseRepartition: a Repartition over a Repartition / RepartitionByExpression
+ * replaces it (a coalesce over a shuffle keeps the shuffle when it asks for no fewer
+ * partitions than the shuffle's explicit count, and stays above it otherwise); a
+ * RepartitionByExpression replaces a repartition or a global sort below it; a
+ * RebalancePartitions a repartition, a rebalance or any sort below it. */
+static cs_logical_plan *collapse_repartition(cs_opt_ctx *c, cs_logical_plan *p, void *ud)
+{
+    (void)ud;
+    if (p->kind != CS_LP_REPARTITION) return p;
+    const cs_logical_plan *ch = p->children[0];
+    bool repart = ch->kind == CS_LP_REPARTITION && !ch->rebalance;
+    if (!p->by_expression && !p->rebalance) {
+        if (!repart) return p;
+        if (!p->shuffle && ch->shuffle)
+            return ch->num_partitions > 0 && p->num_partitions >= ch->num_partitions
+                       ? (cs_logical_plan *)ch
+                       : p;
+        return cs_opt_with_child(c, p, ch->children[0]);
+    }
+    bool sort = ch->kind == CS_LP_SORT && (ch->global || p->rebalance);
+    bool rebalance = p->rebalance && ch->kind == CS_LP_REPARTITION && ch->rebalance;
+    return repart || sort || rebalance ? cs_opt_with_child(c, p, ch->children[0]) : p;
+}
+
+int cs_opt_collapse_repartition(cs_opt_ctx *c, cs_logical_plan *p, cs_logical_plan **out,
+                                cs_error *err)
+{
+    (void)err;
+    *out = cs_opt_plan_up(c, p, collapse_repartition, NULL);
     return 0;
 }
 

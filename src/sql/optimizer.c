@@ -80,6 +80,7 @@ typedef struct batch {
         R("PushPredicateThroughJoin", cs_opt_push_predicate_through_join),                         \
         R("LimitPushDown", cs_opt_limit_push_down), R("ColumnPruning", cs_opt_column_pruning),     \
         R("CollapseProject", cs_opt_collapse_project),                                             \
+        R("CollapseRepartition", cs_opt_collapse_repartition),                                     \
         R("EliminateLimits", cs_opt_eliminate_limits),                                             \
         R("NullPropagation", cs_opt_null_propagation), R("OptimizeIn", cs_opt_optimize_in),        \
         R("ConstantFolding", cs_opt_constant_folding),                                             \

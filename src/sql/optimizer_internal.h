@@ -182,6 +182,8 @@ int cs_opt_infer_filters(cs_opt_ctx *c, cs_logical_plan *p, cs_logical_plan **ou
 /* ---- opt_prune.c: columns, projects, aliases, hints, distinct ---- */
 int cs_opt_eliminate_subquery_aliases(cs_opt_ctx *c, cs_logical_plan *p, cs_logical_plan **out,
                                       cs_error *err);
+int cs_opt_collapse_repartition(cs_opt_ctx *c, cs_logical_plan *p, cs_logical_plan **out,
+                                cs_error *err);
 int cs_opt_resolve_hints(cs_opt_ctx *c, cs_logical_plan *p, cs_logical_plan **out,
                          cs_error *err); /* ResolveHints + EliminateResolvedHint */
 int cs_opt_replace_distinct(cs_opt_ctx *c, cs_logical_plan *p, cs_logical_plan **out,

@@ -796,7 +796,7 @@ cs_logical_plan *cs_sqlp_query(cs_sqlp *p)
         cs_sqlp_next(p);
         cs_logical_plan *r = unary(p, CS_LP_REPARTITION, q, ot);
         r->exprs = expr_list_of(p, &r->n_exprs);
-        r->shuffle = true;
+        r->shuffle = r->by_expression = true;
         q = unary(p, CS_LP_SORT, r, ot);
         q->global = false;
         q->n_order = r->n_exprs;
@@ -814,7 +814,7 @@ cs_logical_plan *cs_sqlp_query(cs_sqlp *p)
         cs_sqlp_next(p);
         cs_logical_plan *r = unary(p, CS_LP_REPARTITION, q, ot);
         r->exprs = expr_list_of(p, &r->n_exprs);
-        r->shuffle = true;
+        r->shuffle = r->by_expression = true;
         q = r;
         cs_sql_token *st = cs_sqlp_peek(p, 0);
         if (cs_sqlp_is_kw(p, 0, "SORT") && cs_sqlp_is_kw(p, 1, "BY")) {

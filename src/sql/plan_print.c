@@ -945,16 +945,23 @@ static void node_out(const cs_logical_plan *p, cs_sbuf *out)
     case CS_LP_WITH:
         cs_sbuf_puts(out, "'UnresolvedWith");
         return;
-    case CS_LP_REPARTITION:
-        cs_sbuf_printf(out, "RepartitionByExpression ");
-        list_out(p->exprs, p->n_exprs, out);
+    case CS_LP_REPARTITION: /* Spark's argString: empty lists and options left out */
+        if (!p->by_expression && !p->rebalance) {
+            cs_sbuf_printf(out, "Repartition %lld, %s", (long long)p->num_partitions,
+                           p->shuffle ? "true" : "false");
+            return;
+        }
+        cs_sbuf_puts(out, p->rebalance ? "RebalancePartitions" : "RepartitionByExpression");
+        if (p->n_exprs) cs_sbuf_putc(out, ' '), list_out(p->exprs, p->n_exprs, out);
+        if (p->num_partitions > 0)
+            cs_sbuf_printf(out, "%s%lld", p->n_exprs ? ", " : " ", (long long)p->num_partitions);
         return;
     case CS_LP_SAMPLE:
         cs_sbuf_printf(out, "Sample %g", p->fraction);
         return;
-    case CS_LP_HINT:
-        cs_sbuf_printf(out, "'UnresolvedHint %s, ", p->alias ? p->alias : "");
-        list_out(p->exprs, p->n_exprs, out);
+    case CS_LP_HINT: /* the parser's and Connect's name is parts[0] */
+        cs_sbuf_printf(out, "'UnresolvedHint %s", p->n_parts ? p->parts[0] : p->alias);
+        if (p->n_exprs) cs_sbuf_puts(out, ", "), list_out(p->exprs, p->n_exprs, out);
         return;
     case CS_LP_EXPAND:
         cs_sbuf_puts(out, "Expand");

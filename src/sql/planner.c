@@ -32,6 +32,7 @@ void cs_sql_planner_conf_default(cs_sql_planner_conf *c, int default_parallelism
     c->max_partition_bytes = 128LL << 20;
     c->open_cost_bytes = 4LL << 20;
     c->min_partitions = default_parallelism > 0 ? default_parallelism : 1;
+    c->leaf_parallelism = c->min_partitions;
     c->partition_type_inference = true;
     c->python_exec = "python3";
     c->arrow_max_records = 10000;
@@ -553,32 +554,91 @@ static int plan_local(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out)
             n->batches[i] = cs_col_batch_ref(p->batches[i]);
         n->n_batches = p->n_batches;
     }
+    if (p->kind != CS_LP_ONE_ROW) { /* LocalTableScanExec: parallelize(rows, min(rows, leaf)) */
+        int64_t rows = 0;
+        for (int i = 0; i < n->n_batches; i++)
+            rows += n->batches[i]->num_rows;
+        int leaf = c->pc->conf.leaf_parallelism > 0 ? c->pc->conf.leaf_parallelism : 1;
+        n->num_slices = c->local_one_slice ? 0 : rows < leaf ? (int)rows : leaf;
+    }
+    c->local_one_slice = false;
     *out = (cs_pl_out){n, p->output, p->n_output, NULL, 0, 0};
     return 0;
 }
 
+/* Spark's ConvertToLocalRelation evaluates a projection or filter of a LocalRelation when it
+ * optimizes (partition 0, every row; PullOutNondeterministic has made an aggregate's
+ * nondeterministic keys such a projection) and slices the result afresh: local rows under a
+ * nondeterministic one (spark_partition_id(), rand(), monotonically_increasing_id(); no Python
+ * UDF: Spark's are unevaluable) are read as one partition, so that it sees what Spark's folding
+ * sees. Sets c->local_one_slice for plan_local. */
+static void local_folded(cs_pl_ctx *c, const cs_logical_plan *p)
+{
+    const cs_logical_plan *ch = p->children[0];
+    while (ch->kind == CS_LP_PROJECT || ch->kind == CS_LP_SUBQUERY_ALIAS) /* pruning's */
+        ch = ch->children[0];
+    if (ch->kind != CS_LP_LOCAL_RELATION) return;
+    cs_sql_expr *const *lists[2] = {p->kind == CS_LP_FILTER ? &p->condition : p->exprs,
+                                    p->kind == CS_LP_AGGREGATE ? p->group_by : NULL};
+    int ns[2] = {p->kind == CS_LP_FILTER ? 1 : p->n_exprs,
+                 p->kind == CS_LP_AGGREGATE ? p->n_group_by : 0};
+    bool nondeterministic = false;
+    for (int l = 0; l < 2; l++)
+        for (int i = 0; i < ns[l]; i++) {
+            if (cs_pl_has_python_udf(lists[l][i])) return;
+            nondeterministic |= !cs_sql_expr_deterministic(lists[l][i]);
+        }
+    if (nondeterministic) c->local_one_slice = true; /* plan_local clears it */
+}
+
+/* Repartition(n, false): CoalesceExec (the child's partitions merged, no exchange); the
+ * others a ShuffleExchangeExec: Repartition(n, true) RoundRobinPartitioning(n),
+ * RepartitionByExpression hash partitioning by its expressions (range partitioning when they
+ * are sort orders; round-robin over spark.sql.shuffle.partitions when it has none),
+ * RebalancePartitions the same with its own shuffle origins. Only an explicit count of
+ * Repartition / RepartitionByExpression stays as the user's (adaptive execution keeps it). */
 static int plan_repartition(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out)
 {
     if (cs_pl_plan(c, p->children[0], out) != 0) return -1;
-    if (!p->shuffle && p->n_exprs == 0) return 0; /* coalesce: no exchange */
+    if (!p->shuffle) { /* CoalesceExec: outputPartitioning Unknown (Single for 1) */
+        cs_phys_node *x = unary(c, CS_PH_COALESCE, out);
+        x->num_partitions = (int)p->num_partitions;
+        out->part = NULL;
+        out->n_part = out->part_n = 0;
+        return 0;
+    }
     int num = p->num_partitions > 0 ? (int)p->num_partitions : c->pc->conf.shuffle_partitions;
+    bool range = p->n_exprs > 0 && p->exprs[0]->kind == CS_EX_SORT_ORDER;
+    cs_sort_key *keys = NULL;
+    if (range && sort_keys_of(c, out, p->exprs, p->n_exprs, &keys) != 0) goto fail;
     cs_phys_node *x = unary(c, CS_PH_EXCHANGE, out);
     out->part = NULL;
     out->n_part = out->part_n = 0;
     x->num_partitions = num;
-    x->user_partitions = p->num_partitions > 0;
-    x->partitioning = p->n_exprs > 0 ? CS_PART_HASH : CS_PART_ROUND_ROBIN;
+    x->user_partitions = p->num_partitions > 0 && !p->rebalance;
+    x->partitioning = range ? CS_PART_RANGE : p->n_exprs > 0 ? CS_PART_HASH : CS_PART_ROUND_ROBIN;
+    x->shuffle_origin =
+        p->rebalance ? (p->n_exprs ? CS_ORIGIN_REBALANCE_BY_COL : CS_ORIGIN_REBALANCE_BY_NONE)
+        : !p->by_expression     ? CS_ORIGIN_REPARTITION_BY_NUM
+        : p->num_partitions > 0 ? CS_ORIGIN_REPARTITION_BY_NUM
+        : p->n_exprs > 0        ? CS_ORIGIN_REPARTITION_BY_COL
+                                : CS_ORIGIN_REBALANCE_BY_NONE;
+    if (range) {
+        x->sort_keys = keys;
+        x->n_sort_keys = p->n_exprs;
+        return 0;
+    }
     if (p->n_exprs > 0) {
         x->exprs = cs_xcalloc((size_t)p->n_exprs, sizeof *x->exprs);
         x->n_exprs = p->n_exprs;
-        for (int i = 0; i < p->n_exprs; i++) {
-            const cs_sql_expr *e = p->exprs[i];
-            if (e->kind == CS_EX_SORT_ORDER) return cs_pl_unsupported(c, "REPARTITION_BY_RANGE");
-            /* x's child is the previous node: bind over its attributes (the same as out's) */
-            if (cs_pl_bind(c, e, out->attrs, out->n, &x->exprs[i]) != 0) return -1;
-        }
+        /* x's child is the previous node: bind over its attributes (the same as out's) */
+        for (int i = 0; i < p->n_exprs; i++)
+            if (cs_pl_bind(c, p->exprs[i], out->attrs, out->n, &x->exprs[i]) != 0) goto fail;
     }
     return 0;
+fail:
+    cs_phys_free(out->node);
+    return -1;
 }
 
 int cs_pl_plan(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out)
@@ -589,6 +649,7 @@ int cs_pl_plan(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out)
     case CS_LP_FILTER: {
         if (p->children[0]->kind == CS_LP_RELATION && !cs_pl_has_python_udf(p->condition))
             return cs_pl_scan(c, p->children[0], p->condition, out);
+        local_folded(c, p);
         if (cs_pl_plan(c, p->children[0], out) != 0) return -1;
         cs_sql_expr **cond = NULL;
         if (cs_pl_python_udfs(c, out, &p->condition, 1, &cond) != 0) {
@@ -603,6 +664,7 @@ int cs_pl_plan(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out)
         return 0;
     }
     case CS_LP_PROJECT: {
+        local_folded(c, p);
         if (cs_pl_plan(c, p->children[0], out) != 0) return -1;
         cs_sql_expr **exprs = NULL;
         if (cs_pl_python_udfs(c, out, p->exprs, p->n_exprs, &exprs) != 0 ||
@@ -613,6 +675,7 @@ int cs_pl_plan(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out)
         return 0;
     }
     case CS_LP_AGGREGATE:
+        local_folded(c, p);
         return cs_pl_aggregate(c, p, out);
     case CS_LP_DISTINCT:
         if (cs_pl_plan(c, p->children[0], out) != 0) return -1;
@@ -646,7 +709,8 @@ int cs_pl_plan(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out)
         n->range_start = p->range_start;
         n->range_end = p->range_end;
         n->range_step = p->range_step;
-        n->num_slices = p->num_partitions > 0 ? (int)p->num_partitions : c->pc->conf.min_partitions;
+        n->num_slices =
+            p->num_partitions > 0 ? (int)p->num_partitions : c->pc->conf.leaf_parallelism;
         *out = (cs_pl_out){n, p->output, p->n_output, NULL, 0, 0};
         return 0;
     }

@@ -47,12 +47,15 @@ typedef struct cs_sql_planner_conf {
     int64_t max_partition_bytes;      /* spark.sql.files.maxPartitionBytes (128m) */
     int64_t open_cost_bytes;          /* spark.sql.files.openCostInBytes (4m) */
     int min_partitions;               /* spark.sql.files.minPartitionNum (default parallelism) */
-    bool partition_type_inference;    /* spark.sql.sources.partitionColumnTypeInference.enabled */
-    const char *python_exec;          /* spark.pyspark.python, else $PYSPARK_PYTHON, else python3
-                                         (borrowed from the conf or the environment) */
-    int64_t arrow_max_records;        /* spark.sql.execution.arrow.maxRecordsPerBatch (10000) */
-    bool arrow_safe_cast;             /* spark.sql.execution.pandas.convertToArrowArraySafely */
-    bool pandas_columns_by_name; /* ...legacy.execution.pandas.groupedMap.assignColumnsByName */
+    int leaf_parallelism; /* spark.sql.leafNodeDefaultParallelism (default parallelism): the
+                             slices of a range without a count and of local rows (at most one
+                             row each) */
+    bool partition_type_inference; /* spark.sql.sources.partitionColumnTypeInference.enabled */
+    const char *python_exec;       /* spark.pyspark.python, else $PYSPARK_PYTHON, else python3
+                                      (borrowed from the conf or the environment) */
+    int64_t arrow_max_records;     /* spark.sql.execution.arrow.maxRecordsPerBatch (10000) */
+    bool arrow_safe_cast;          /* spark.sql.execution.pandas.convertToArrowArraySafely */
+    bool pandas_columns_by_name;   /* ...legacy.execution.pandas.groupedMap.assignColumnsByName */
 } cs_sql_planner_conf;
 
 void cs_sql_planner_conf_default(cs_sql_planner_conf *c, int default_parallelism);

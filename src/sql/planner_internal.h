@@ -26,6 +26,7 @@ typedef struct cs_pl_ctx {
     int next_node_id;
     cs_pl_scalar *scalars;
     cs_error *err;
+    bool local_one_slice; /* the next local rows planned: one partition (planner.c) */
 } cs_pl_ctx;
 
 typedef struct cs_pl_out {

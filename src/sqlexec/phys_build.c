@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "columnar/col_builder.h"
+#include "columnar/col_memory.h"
 #include "sqlexec/op_filter.h"
 #include "sqlexec/phys_plan.h"
 #include "sqlexec/python_eval.h"
@@ -464,6 +465,42 @@ static cs_sql_op *build_file_scan(const cs_phys_node *n, int partition, const la
 
 /* ---- the tree ---- */
 
+/* Slice `slice` of a LOCAL node's rows as Spark's ParallelCollectionRDD cuts a sequence into
+ * num_slices: rows [slice * len / num_slices, (slice + 1) * len / num_slices). */
+static cs_sql_op *build_local(const cs_phys_node *n, int slice, cs_error *err)
+{
+    if (n->num_slices <= 1)
+        return cs_sql_op_batches(cs_col_type_ref(n->schema), n->batches, n->n_batches);
+    if (slice < 0 || slice >= n->num_slices)
+        return cs_error_set(err, CS_EINVAL, "local rows: slice %d of %d", slice, n->num_slices),
+               NULL;
+    int64_t len = 0;
+    for (int i = 0; i < n->n_batches; i++)
+        len += n->batches[i]->num_rows;
+    int64_t lo = len * slice / n->num_slices, hi = len * (slice + 1) / n->num_slices, at = 0;
+    cs_col_batch **parts = cs_xcalloc((size_t)n->n_batches + 1, sizeof *parts);
+    int np = 0;
+    for (int i = 0; i < n->n_batches && at < hi; at += n->batches[i++]->num_rows) {
+        int64_t rows = n->batches[i]->num_rows, from = lo > at ? lo - at : 0;
+        int64_t to = hi - at < rows ? hi - at : rows;
+        if (to <= from) continue;
+        if (from == 0 && to == rows) {
+            parts[np++] = cs_col_batch_ref(n->batches[i]);
+            continue;
+        }
+        int32_t *idx = cs_xmalloc(sizeof *idx * (size_t)(to - from));
+        for (int64_t r = from; r < to; r++)
+            idx[r - from] = (int32_t)r;
+        parts[np++] = cs_col_batch_take(n->batches[i], idx, to - from, cs_col_default_allocator());
+        free(idx);
+    }
+    cs_sql_op *op = cs_sql_op_batches(cs_col_type_ref(n->schema), parts, np);
+    for (int i = 0; i < np; i++)
+        cs_col_batch_unref(parts[i]);
+    free(parts);
+    return op;
+}
+
 static cs_sql_op *build(const cs_phys_node *n, const cs_phys_inputs *in, int depth, cs_error *err);
 
 /* The operators of n's children (all or none: NULL + err, nothing left to free). */
@@ -685,10 +722,9 @@ static cs_sql_op *build(const cs_phys_node *n, const cs_phys_inputs *in, int dep
     switch (n->kind) {
     case CS_PH_FILE_SCAN:
         return build_file_scan(n, in->partition, NULL, err);
-    case CS_PH_LOCAL: {
+    case CS_PH_LOCAL:
         if (!n->schema) break;
-        return cs_sql_op_batches(cs_col_type_ref(n->schema), n->batches, n->n_batches);
-    }
+        return build_local(n, in->partition, err);
     case CS_PH_RANGE:
         return build_range(n, in->partition, err);
     case CS_PH_SHUFFLE_READ:
@@ -701,6 +737,7 @@ static cs_sql_op *build(const cs_phys_node *n, const cs_phys_inputs *in, int dep
         return in->open_input(in->arg, n, err);
     case CS_PH_EXCHANGE:
     case CS_PH_BROADCAST_EXCHANGE:
+    case CS_PH_COALESCE:
         return cs_error_set(err, CS_EINVAL,
                             "%s below the root of a task's tree (the driver cuts stages there)",
                             cs_phys_node_name(n)),

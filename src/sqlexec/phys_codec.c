@@ -501,6 +501,8 @@ static int fields_from(decoder *d, const Cspark__SqlPlanNode *pb, cs_phys_node *
             if (batch_from(d, &pb->batches[i], n->schema, &n->batches[i])) return CS_EPROTO;
             n->n_batches++;
         }
+        if (pb->num_slices < 0) return bad(d, "%d slices of local rows", pb->num_slices);
+        n->num_slices = pb->num_slices;
         return CS_OK;
     case CS_PH_RANGE:
         if (pb->range_step == 0 || pb->num_slices < 1)
@@ -629,6 +631,8 @@ static int fields_from(decoder *d, const Cspark__SqlPlanNode *pb, cs_phys_node *
     }
     case CS_PH_UNION:
         return CS_OK;
+    case CS_PH_COALESCE: /* the driver's only (kinds past PYTHON_EVAL are refused before) */
+        return bad(d, "a Coalesce in a task's plan");
     case CS_PH_PYTHON_EVAL: { /* UDF counts are phys_build's to check against the schema */
         /* grouped maps: [length, n_keys, ords...]; cogrouped maps: that for each of 2 children
          * (the operator checks their offsets) */

@@ -525,27 +525,36 @@ static void args(const cs_phys_node *n, const cs_phys_node *parent, cs_sbuf *out
         cs_sbuf_putc(out, ']');
         return;
     }
-    case CS_PH_EXCHANGE:
+    case CS_PH_EXCHANGE: {
+        static const char *const origins[] = {"ENSURE_REQUIREMENTS", "REPARTITION_BY_NUM",
+                                              "REPARTITION_BY_COL", "REBALANCE_PARTITIONS_BY_NONE",
+                                              "REBALANCE_PARTITIONS_BY_COL"};
+        const char *origin = (unsigned)n->shuffle_origin < sizeof origins / sizeof origins[0]
+                                 ? origins[n->shuffle_origin]
+                                 : origins[0];
         switch (n->partitioning) {
         case CS_PART_HASH:
             cs_sbuf_puts(out, " hashpartitioning(");
             exprs(n->exprs, n->n_exprs, in, out);
-            cs_sbuf_printf(out, ", %d), ENSURE_REQUIREMENTS", n->num_partitions);
+            cs_sbuf_printf(out, ", %d), %s", n->num_partitions, origin);
             break;
         case CS_PART_SINGLE:
-            cs_sbuf_puts(out, " SinglePartition, ENSURE_REQUIREMENTS");
+            cs_sbuf_printf(out, " SinglePartition, %s", origin);
             break;
         case CS_PART_ROUND_ROBIN:
-            cs_sbuf_printf(out, " RoundRobinPartitioning(%d), REPARTITION_BY_NUM",
-                           n->num_partitions);
+            cs_sbuf_printf(out, " RoundRobinPartitioning(%d), %s", n->num_partitions, origin);
             break;
         case CS_PART_RANGE:
             cs_sbuf_puts(out, " rangepartitioning(");
             sort_keys(n->sort_keys, n->n_sort_keys, in, out);
-            cs_sbuf_printf(out, ", %d), ENSURE_REQUIREMENTS", n->num_partitions);
+            cs_sbuf_printf(out, ", %d), %s", n->num_partitions, origin);
             break;
         }
         cs_sbuf_printf(out, ", [plan_id=%d]", n->id);
+        return;
+    }
+    case CS_PH_COALESCE:
+        cs_sbuf_printf(out, " %d", n->num_partitions);
         return;
     case CS_PH_BROADCAST_EXCHANGE:
         broadcast_mode(n, parent, out);

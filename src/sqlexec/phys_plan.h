@@ -20,7 +20,8 @@
  * task's tree there are therefore no exchanges below the root.
  *
  * Partitions of a stage: a FILE_SCAN leaf gives one partition per file group (group_start), a
- * SHUFFLE_READ one per exchange partition, RANGE num_slices, LOCAL one; every partition-giving
+ * SHUFFLE_READ one per exchange partition, RANGE and LOCAL num_slices (LOCAL: rows sliced as
+ * Spark's ParallelCollectionRDD slices them); every partition-giving
  * leaf of a stage's tree agrees (the planner and the driver see to it), and
  * cs_phys_inputs.partition says which one a task runs.
  *
@@ -68,7 +69,10 @@ typedef enum cs_phys_kind {
     CS_PH_NESTED_LOOP_JOIN, /* BroadcastNestedLoopJoinExec / CartesianProductExec */
     CS_PH_UNION,            /* UnionExec: children's partitions... in one task: one after another */
     /* unary, added later */
-    CS_PH_PYTHON_EVAL /* ArrowEvalPythonExec / BatchEvalPythonExec: Python UDFs (py_*) */
+    CS_PH_PYTHON_EVAL, /* ArrowEvalPythonExec / BatchEvalPythonExec: Python UDFs (py_*) */
+    CS_PH_COALESCE     /* CoalesceExec: num_partitions; the driver's only (never in a task's
+                          tree: its child becomes a node of its own, read through a
+                          CoalescedRDD of it, see session/query_run.c) */
 } cs_phys_kind;
 
 /* Spark's Partitioning of an exchange's output. */
@@ -78,6 +82,15 @@ typedef enum cs_phys_partitioning_kind {
     CS_PART_ROUND_ROBIN, /* RoundRobinPartitioning(n) (REPARTITION(n) without keys) */
     CS_PART_RANGE        /* RangePartitioning(sort_keys, n): bounds from a sample, as Spark */
 } cs_phys_partitioning_kind;
+
+/* Spark's ShuffleOrigin of an exchange, as EXPLAIN shows it (the driver's only). */
+typedef enum cs_phys_shuffle_origin {
+    CS_ORIGIN_ENSURE_REQUIREMENTS, /* an exchange the planner adds for a distribution */
+    CS_ORIGIN_REPARTITION_BY_NUM,  /* repartition(n[, cols]), REPARTITION(n[, cols]) hints */
+    CS_ORIGIN_REPARTITION_BY_COL,  /* repartition(cols), DISTRIBUTE BY, REPARTITION(cols) */
+    CS_ORIGIN_REBALANCE_BY_NONE,   /* REBALANCE, REBALANCE(n), REPARTITION without parameters */
+    CS_ORIGIN_REBALANCE_BY_COL     /* REBALANCE([n,] cols) */
+} cs_phys_shuffle_origin;
 
 /* One Python UDF of a PYTHON_EVAL node: its pickled command and its arguments (ordinals). */
 typedef struct cs_phys_py_udf {
@@ -118,7 +131,8 @@ struct cs_phys_node {
     int *group_start;
     char *table_name; /* for EXPLAIN ("FileScan parquet spark_catalog.default.lineitem[...]") */
 
-    /* LOCAL: batches (owned references) */
+    /* LOCAL: batches (owned references); num_slices (below) the partitions its rows are cut
+     * into (0: one) */
     int n_batches;
     cs_col_batch **batches;
 
@@ -185,8 +199,9 @@ struct cs_phys_node {
     /* EXCHANGE; user_partitions: REPARTITION(n)'s count, which adaptive execution keeps
      * (Spark's canChangeNumPartitions false; the driver's only: not encoded) */
     cs_phys_partitioning_kind partitioning;
-    int num_partitions;
+    int num_partitions; /* EXCHANGE; COALESCE: the partitions asked for */
     bool user_partitions;
+    cs_phys_shuffle_origin shuffle_origin;
 
     /* HASH_JOIN, NESTED_LOOP_JOIN: type, build side, keys (ordinals of each side's output);
      * join_condition: the residual condition over left output ++ right output (may be NULL);

@@ -8,19 +8,22 @@ cspark (dataframe_parity.sh).
 
 Cases, each named after what broke: input_files_list_each_file, provider_class_names,
 nested_duplicate_field_names, struct_sort_keys, cluster_by_recorded,
-save_as_table_overwrites_managed_folder, qualified_star_over_using_join and
-distributed_sequence_id_numbers_rows. Tables go to the server's spark-warehouse (the
+save_as_table_overwrites_managed_folder, qualified_star_over_using_join,
+distributed_sequence_id_numbers_rows, coalesce_merges_partitions, local_relation_slices and
+partitioning_hints. Tables go to the server's spark-warehouse (the
 wrappers start it in a scratch directory); files to SCRATCH_DIR.
 
 Exits 1 naming the first check that fails.
 """
+import io
 import os
 import sys
+from contextlib import redirect_stdout
 
 from pyspark.errors import AnalysisException, PySparkException
 from pyspark.sql import Row, SparkSession
 from pyspark.sql import functions as F
-from pyspark.sql.types import IntegerType, StringType, StructType
+from pyspark.sql.types import IntegerType, StringType, StructField, StructType
 
 spark = SparkSession.builder.remote(sys.argv[1]).getOrCreate()
 scratch = sys.argv[2]
@@ -177,5 +180,90 @@ pdf = spark.createDataFrame([("a", 1), ("b", 2), ("c", 3)], ["Col1", "Col2"]).pa
 check(pdf.index.tolist() == [0, 1, 2] and pdf.Col1.tolist() == ["a", "b", "c"],
       "pandas_api()'s default index: %r" % (pdf,))
 spark.conf.unset("spark.sql.ansi.enabled")
+
+# coalesce_merges_partitions: DataFrame.coalesce(n) is Spark's CoalesceExec (no exchange;
+# "Coalesce n" in the physical plan): output partition i reads the child's partitions
+# [i * np / n, (i + 1) * np / n), never more partitions than the child has; over a shuffle too
+def pids(df):
+    return [r[0] for r in df.select(F.spark_partition_id()).collect()]
+
+
+def explained(df):
+    buf = io.StringIO()
+    with redirect_stdout(buf):
+        df.explain(True)
+    return buf.getvalue()
+
+
+check(pids(spark.range(0, 10, 1, 5).coalesce(2)) == [0] * 4 + [1] * 6,
+      "range(10, 5 slices).coalesce(2): %r" % (pids(spark.range(0, 10, 1, 5).coalesce(2)),))
+check(pids(spark.range(0, 10, 1, 5).coalesce(9)) == [0, 0, 1, 1, 2, 2, 3, 3, 4, 4],
+      "coalesce(9) of 5 partitions keeps 5")
+spark.conf.set("spark.sql.adaptive.enabled", "false")  # (a query stage's locality: not yet)
+by_id = spark.range(0, 100, 1, 4).repartition(5, "id")
+want = sorted((r[0] in (2, 3, 4), r[1]) for r in by_id.select(F.spark_partition_id(), "id").collect())
+got = sorted((r[0] == 1, r[1]) for r in by_id.coalesce(2).select(
+    F.spark_partition_id(), "id").collect())
+check(got == want, "coalesce(2) of 5 hash partitions: 0-1 then 2-4")
+spark.conf.unset("spark.sql.adaptive.enabled")
+plan = explained(spark.range(10).coalesce(2))
+check("Repartition 2, false" in plan and "\nCoalesce 2\n" in plan and "Exchange" not in plan,
+      "coalesce(2) explained: %s" % plan)
+
+# local_relation_slices: createDataFrame's rows are sliced as LocalTableScanExec slices them
+# (min(rows, spark.sql.leafNodeDefaultParallelism or the default parallelism) partitions, row
+# ranges as ParallelCollectionRDD's); a nondeterministic projection of them is evaluated as
+# ConvertToLocalRelation does (partition 0)
+local5 = spark.createDataFrame([(i,) for i in range(5)], ["a"])
+check(pids(local5.coalesce(3)) == [0, 0, 1, 1, 1], "5 local rows on local[2]: %r"
+      % (pids(local5.coalesce(3)),))
+check(pids(local5) == [0] * 5, "spark_partition_id() of local rows is folded at partition 0")
+check(local5.groupBy(F.spark_partition_id().alias("p")).count().collect() == [Row(p=0, count=5)],
+      "a nondeterministic grouping key of local rows is folded too")
+spark.conf.set("spark.sql.leafNodeDefaultParallelism", "3")
+local7 = spark.createDataFrame([(i,) for i in range(7)], ["a"])
+check(pids(local7.coalesce(5)) == [0, 0, 1, 1, 2, 2, 2], "7 rows in 3 slices: %r"
+      % (pids(local7.coalesce(5)),))
+check(pids(spark.createDataFrame([(1,), (2,)], ["a"]).coalesce(5)) == [0, 1],
+      "2 rows: 2 slices")
+check(pids(spark.range(7)) == [0, 0, 1, 1, 2, 2, 2], "range() splits by the same setting")
+spark.conf.unset("spark.sql.leafNodeDefaultParallelism")
+
+# partitioning_hints: test_coalesce_hints_with_string_parameter's checks — the COALESCE,
+# REPARTITION_BY_RANGE and REBALANCE hints of DataFrame.hint resolved as Spark's
+# ResolveCoalesceHints (string parameters name columns), with Spark's plan text and errors
+df = spark.createDataFrame(zip(["A", "B"] * 2 ** 9, range(2 ** 10)),
+                           StructType([StructField("a", StringType()),
+                                       StructField("n", IntegerType())]))
+spark.conf.set("spark.sql.adaptive.coalescePartitions.enabled", "false")
+plan = explained(df.hint("coalesce", 3))
+check(plan.count("Coalesce 3") >= 1 and "Repartition 3, false" in plan, "COALESCE hint: %s" % plan)
+check(sorted(set(pids(df.hint("coalesce", 3)))) == [0, 1], "coalesce(3) of 2 slices keeps 2")
+plan = explained(df.hint("REPARTITION_BY_RANGE", 10, "a"))
+check("REPARTITION_BY_NUM" in plan and "rangepartitioning(" in plan and
+      "RepartitionByExpression [a#" in plan and "ASC NULLS FIRST], 10" in plan,
+      "REPARTITION_BY_RANGE hint: %s" % plan)
+plans = [explained(df.hint("REBALANCE", *ps)) for ps in [("a",), (3,), (3, "a"), (F.col("a"),)]]
+check(sum(p.count("REBALANCE_PARTITIONS_BY_NONE") for p in plans) >= 1 and
+      sum(p.count("REBALANCE_PARTITIONS_BY_COL") for p in plans) >= 3 and
+      "RebalancePartitions 3\n" in plans[1] and "RoundRobinPartitioning(3)" in plans[1],
+      "REBALANCE hints: %s" % plans)
+spark.conf.unset("spark.sql.adaptive.coalescePartitions.enabled")
+ranged = df.hint("REPARTITION_BY_RANGE", 2, "n").select(F.spark_partition_id().alias("p"), "n")
+bounds = ranged.groupBy("p").agg(F.min("n"), F.max("n")).orderBy("p").collect()
+# (the bound is sampled with seeds from RDD ids, which differ between servers)
+check(len(bounds) == 2 and bounds[0][1] == 0 and bounds[1][2] == 1023 and
+      bounds[0][2] + 1 == bounds[1][1] and 384 < bounds[1][1] < 640,
+      "REPARTITION_BY_RANGE(2, n) splits the range near its middle: %r" % (bounds,))
+check(condition_of(lambda: df.hint("coalesce", "a").collect()) == "_LEGACY_ERROR_TEMP_1048",
+      "COALESCE with a column")
+check(condition_of(lambda: df.hint("repartition", 1, 2).collect()) == "_LEGACY_ERROR_TEMP_1047",
+      "REPARTITION with a second number")
+try:
+    df.hint("coalesce", 0).collect()
+    check(False, "COALESCE(0) ran")
+except PySparkException as e:
+    check("Number of partitions (0) must be positive" in str(e) and
+          type(e).__name__ == "IllegalArgumentException", "COALESCE(0): %r" % (e,))
 
 print("PASS dataframe_parity")

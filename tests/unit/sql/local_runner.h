@@ -99,8 +99,8 @@ static int lr_partitions(const cs_phys_node *n, const lr_input *inputs)
     switch (n->kind) {
     case CS_PH_FILE_SCAN:
         return n->n_groups;
-    case CS_PH_LOCAL:
-        return 1;
+    case CS_PH_LOCAL: /* sliced local rows (LocalTableScanExec) */
+        return n->num_slices > 0 ? n->num_slices : 1;
     case CS_PH_RANGE:
         return n->num_slices;
     case CS_PH_SHUFFLE_READ:

@@ -359,6 +359,45 @@ static void test_unsupported(void **state)
     assert_string_equal(S.err.error_class, "UNSUPPORTED_FEATURE");
 }
 
+/* The partitioning hints plan what Spark's do: COALESCE a Coalesce (no exchange), the range
+ * hint a range exchange (the planner refused it), REBALANCE a hash exchange; local rows are
+ * sliced min(rows, parallelism) (they were one partition). */
+static void test_partitioning_hints_and_local_slices(void **state)
+{
+    (void)state;
+    cs_phys_node *n = plan_ok("SELECT /*+ COALESCE(2) */ k FROM t");
+    assert_true(strncmp(pf_shape(n), "Coalesce(Project(", 17) == 0);
+    assert_int_equal(n->num_partitions, 2);
+    const cs_phys_node *leaf = n;
+    while (leaf->n_children)
+        leaf = leaf->children[0];
+    assert_int_equal(leaf->kind, CS_PH_LOCAL);
+    assert_int_equal(leaf->num_slices, 2); /* 3 rows, parallelism 2 */
+    cs_phys_free(n);
+    n = plan_ok("SELECT /*+ REPARTITION_BY_RANGE(3, k) */ k FROM t");
+    assert_true(strncmp(pf_shape(n), "Exchange[range 3](", 18) == 0);
+    assert_int_equal(n->shuffle_origin, CS_ORIGIN_REPARTITION_BY_NUM);
+    assert_true(n->user_partitions);
+    cs_phys_free(n);
+    n = plan_ok("SELECT /*+ REBALANCE(k) */ k FROM t");
+    assert_true(strncmp(pf_shape(n), "Exchange[hash 4](", 17) == 0);
+    assert_int_equal(n->shuffle_origin, CS_ORIGIN_REBALANCE_BY_COL);
+    assert_false(n->user_partitions);
+    cs_phys_free(n);
+    n = plan_ok("SELECT /*+ REPARTITION */ k FROM t");
+    assert_true(strncmp(pf_shape(n), "Exchange[roundrobin 4](", 23) == 0);
+    assert_int_equal(n->shuffle_origin, CS_ORIGIN_REBALANCE_BY_NONE);
+    cs_phys_free(n);
+    assert_null(pf_plan(&S, "SELECT /*+ COALESCE('k') */ k FROM t"));
+    assert_string_equal(S.err.error_class, "_LEGACY_ERROR_TEMP_1048");
+    assert_null(pf_plan(&S, "SELECT /*+ REPARTITION(1, 2) */ k FROM t"));
+    assert_string_equal(S.err.error_class, "_LEGACY_ERROR_TEMP_1047");
+    assert_non_null(strstr(S.err.msg, "but \"2\" can not be recognized"));
+    assert_null(pf_plan(&S, "SELECT /*+ COALESCE(0) */ k FROM t"));
+    assert_string_equal(S.err.msg,
+                        "requirement failed: Number of partitions (0) must be positive.");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -377,6 +416,7 @@ int main(void)
         cmocka_unit_test(test_scan_partitioned_table),
         cmocka_unit_test(test_scalar_subquery_runs_first),
         cmocka_unit_test(test_unsupported),
+        cmocka_unit_test(test_partitioning_hints_and_local_slices),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

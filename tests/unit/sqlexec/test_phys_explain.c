@@ -301,6 +301,7 @@ static void test_broadcast_joins_and_leaves(void **state)
     rr->id = 157;
     rr->partitioning = CS_PART_ROUND_ROBIN;
     rr->num_partitions = 3;
+    rr->shuffle_origin = CS_ORIGIN_REPARTITION_BY_NUM; /* the planner sets it (repartition(3)) */
     sb = (cs_sbuf){0};
     cs_phys_explain(rr, &sb);
     assert_non_null(strstr(sb.data, "Exchange RoundRobinPartitioning(3), REPARTITION_BY_NUM, "
