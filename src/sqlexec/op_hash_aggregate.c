@@ -9,12 +9,14 @@
  * and the top 32 bits of its hash (a tag compared before any group's key is read, so probing past
  * another group costs no cache miss on the groups' arrays), whose groups keep their hash, their key
  * bytes (in an arena of 64-byte aligned chunks from the task's allocator, never one malloc per
- * group) and a fixed-size state row. Word keys: when every key (at most WORD_KEYS_MAX) is integral
- * (byte, short, int, long, date, timestamp, intervals), a group keeps its keys as 64-bit words
- * instead (the values widened, then one word of null bits), hashed by mixing the words and compared
- * word by word: no encoding, no arena, and the output columns narrowed straight back from the
- * words. The aggregate functions then run over the batch with the row -> group id vector; without
- * group keys (a global aggregate) count and sum fold the batch straight into the one group's state.
+ * group) and a fixed-size state row. Word keys: when every key (at most CS_AGG_KEYS_MAX) is
+ * integral (byte, short, int, long, date, timestamp, intervals), a string or binary, a group keeps
+ * its keys as 64-bit words instead (agg_keys.c: an integral value widened, a string's length and a
+ * pointer to its bytes in the arena, then one word of null bits), hashed by mixing the words (a
+ * string's bytes through XXH3) and compared word by word, a string's bytes with memcmp: no
+ * encoding, and the output columns built straight back from the words. The aggregate functions then
+ * run over the batch with the row -> group id vector; without group keys (a global aggregate) count
+ * and sum fold the batch straight into the one group's state.
  *
  * Spilling: after each input batch, when the task is over its execution memory
  * (cs_sql_should_spill), the table is written out as Partial buffers (keys + buffer columns,
@@ -40,12 +42,12 @@
 #include <string.h>
 
 #include "columnar/col_builder.h"
+#include "sqlexec/agg_keys.h"
 #include "sqlexec/sql_error.h"
 #include "sqlexec/sql_ops_internal.h"
 #include "common/hmap.h"
 
 #define SPILL_PARTS 16
-#define WORD_KEYS_MAX 4
 #define SKIP_MIN_ROWS 100000
 #define SKIP_GROUP_PCT 80
 
@@ -72,10 +74,10 @@ typedef struct agg_op {
     cs_sql_keybuf kb;
     int32_t *gid;
     int64_t gid_cap;
-    /* word keys: key k of group g is gword[g * wstride + k], its null bits at [.. + n_keys] */
+    /* word keys: group g's row of words is gword[g * wstride ..], laid out as kl says */
     bool word_keys;
-    int wstride;     /* n_keys + 1 */
-    int *key_width;  /* per key: bytes of its values (1, 2, 4, 8) */
+    int wstride;     /* kl.wstride */
+    cs_agg_keys kl;  /* the words' layout (agg_keys.h) */
     uint64_t *gword; /* groups_cap * wstride */
     uint64_t *bword; /* the batch's rows, wstride words each (gid_cap rows) */
     uint64_t *bhash; /* the batch's hashes (gid_cap rows) */
@@ -183,7 +185,8 @@ static int32_t new_group(agg_op *a, const uint8_t *key, size_t len, uint64_t h)
     }
     int32_t g = (int32_t)a->n_groups++;
     if (a->word_keys) { /* key: the words; no bytes */
-        memcpy(a->gword + (size_t)g * (size_t)a->wstride, key, 8 * (size_t)a->wstride);
+        cs_agg_keys_store(&a->kl, a->gword + (size_t)g * (size_t)a->wstride,
+                          (const uint64_t *)(const void *)key, &a->arena);
         a->ghash[g] = h;
         return g;
     }
@@ -194,48 +197,12 @@ static int32_t new_group(agg_op *a, const uint8_t *key, size_t len, uint64_t h)
     return g;
 }
 
-/* The batch's keys as words (a null's word 0, its bit set in the row's last word) and their
- * hashes, into bword / bhash. */
-static void batch_words(agg_op *a, const cs_col_batch *b, const cs_sort_key *keys)
-{
-    int64_t n = b->num_rows;
-    int ws = a->wstride;
-    uint64_t *w = a->bword;
-    for (int64_t i = 0; i < n; i++)
-        w[(size_t)i * (size_t)ws + (size_t)a->n_keys] = 0;
-    for (int k = 0; k < a->n_keys; k++) {
-        const cs_column *c = b->columns[keys[k].ordinal];
-        uint64_t *o = w + k;
-        cs_sql_key_words(c, n, o, ws);
-        if (c->validity)
-            for (int64_t i = 0; i < n; i++)
-                if (!cs_column_is_valid(c, i)) {
-                    o[(size_t)i * (size_t)ws] = 0;
-                    w[(size_t)i * (size_t)ws + (size_t)a->n_keys] |= 1ull << k;
-                }
-    }
-    for (int64_t i = 0; i < n; i++) {
-        const uint64_t *r = w + (size_t)i * (size_t)ws;
-        uint64_t h = cs_hash_mix64(r[0] ^ (r[a->n_keys] << 56));
-        for (int k = 1; k < a->n_keys; k++)
-            h = cs_hash_mix64(h ^ r[k]) + (uint64_t)k;
-        a->bhash[i] = h;
-    }
-}
-
-static inline bool words_equal(const uint64_t *x, const uint64_t *y, int n)
-{
-    for (int k = 0; k < n; k++)
-        if (x[k] != y[k]) return false;
-    return true;
-}
-
 /* find_groups for word keys: the rows' words probed against the groups' words. */
 static void find_word_groups(agg_op *a, const cs_col_batch *b, const cs_sort_key *keys)
 {
     int64_t n = b->num_rows;
     int ws = a->wstride;
-    batch_words(a, b, keys);
+    cs_agg_keys_batch(&a->kl, b, keys, n, a->bword, a->bhash);
     for (int64_t i = 0; i < n; i++) {
         if (i + 16 < n) __builtin_prefetch(&a->slots[a->bhash[i + 16] & (uint64_t)(a->cap - 1)]);
         if (i + 8 < n) {
@@ -256,7 +223,9 @@ static void find_word_groups(agg_op *a, const cs_col_batch *b, const cs_sort_key
                 break;
             }
             g = (int32_t)(uint32_t)e;
-            if (slot_tag_is(e, h) && words_equal(a->gword + (size_t)g * (size_t)ws, key, ws)) break;
+            if (slot_tag_is(e, h) &&
+                cs_agg_keys_equal(&a->kl, a->gword + (size_t)g * (size_t)ws, key))
+                break;
             s = (s + 1) & mask;
         }
         a->gid[i] = g;
@@ -353,45 +322,6 @@ static int fold_batch(agg_op *a, cs_col_batch *b, const cs_sort_key *keys, bool 
     return CS_OK;
 }
 
-/* The key columns of groups [g0, g0 + n) from their words, narrowed to each key's width. */
-static void words_decode(agg_op *a, int64_t g0, int64_t n, cs_column **cols)
-{
-    size_t rows = (size_t)(n > 0 ? n : 1);
-    uint8_t *vals = cs_xmalloc(8 * rows), *valid = cs_xmalloc(rows);
-    int ws = a->wstride;
-    for (int k = 0; k < a->n_keys; k++) {
-        const uint64_t *w = a->gword + (size_t)g0 * (size_t)ws;
-        bool any_null = false;
-        for (int64_t i = 0; i < n; i++) {
-            valid[i] = !((w[(size_t)i * (size_t)ws + (size_t)a->n_keys] >> k) & 1);
-            any_null |= !valid[i];
-        }
-        switch (a->key_width[k]) {
-        case 1:
-            for (int64_t i = 0; i < n; i++)
-                ((int8_t *)vals)[i] = (int8_t)w[(size_t)i * (size_t)ws + (size_t)k];
-            break;
-        case 2:
-            for (int64_t i = 0; i < n; i++)
-                ((int16_t *)(void *)vals)[i] = (int16_t)w[(size_t)i * (size_t)ws + (size_t)k];
-            break;
-        case 4:
-            for (int64_t i = 0; i < n; i++)
-                ((int32_t *)(void *)vals)[i] = (int32_t)w[(size_t)i * (size_t)ws + (size_t)k];
-            break;
-        default:
-            for (int64_t i = 0; i < n; i++)
-                ((int64_t *)(void *)vals)[i] = (int64_t)w[(size_t)i * (size_t)ws + (size_t)k];
-        }
-        cs_col_builder *b = cs_col_builder_new(a->base.ctx->alloc, a->key_types[k]);
-        cs_col_builder_append_values(b, vals, n, any_null ? valid : NULL);
-        cols[k] = cs_col_builder_finish(b);
-        cs_col_builder_free(b);
-    }
-    free(vals);
-    free(valid);
-}
-
 /* The output batch of groups [g0, g0 + n): keys then buffers (as_buffers) or results. */
 static int groups_batch(agg_op *a, int64_t g0, int64_t n, bool as_buffers, cs_col_batch **out,
                         cs_error *err)
@@ -400,7 +330,8 @@ static int groups_batch(agg_op *a, int64_t g0, int64_t n, bool as_buffers, cs_co
     cs_col_type *schema = as_buffers ? a->buffer_schema : a->base.schema;
     cs_column **cols = cs_xcalloc((size_t)schema->n_fields + 1, sizeof *cols);
     if (a->word_keys)
-        words_decode(a, g0, n, cols);
+        cs_agg_keys_decode(&a->kl, a->gword + (size_t)g0 * (size_t)a->wstride, n, a->key_types, al,
+                           cols);
     else
         cs_sql_keys_decode((const uint8_t *const *)(a->gkey + g0), n, a->key_types, a->n_keys, al,
                            cols);
@@ -427,28 +358,12 @@ static int groups_batch(agg_op *a, int64_t g0, int64_t n, bool as_buffers, cs_co
 }
 
 /* The spill partition of group g: the top bits of the hash of its encoded key (for word keys,
- * the key encoded here as sort_keys.c would), so groups spill alike whichever way the table
- * keeps its keys, and the output order after a spill does not depend on it. */
+ * the key encoded as sort_keys.c would: cs_agg_keys_encoded_hash), so groups spill alike whichever
+ * way the table keeps its keys, and the output order after a spill does not depend on it. */
 static int spill_part(const agg_op *a, int64_t g)
 {
     if (!a->word_keys) return (int)(a->ghash[g] >> 60);
-    uint8_t key[256], *p = key; /* WORD_KEYS_MAX * 9 used; room for XXH3's wide paths */
-    const uint64_t *w = a->gword + (size_t)g * (size_t)a->wstride;
-    for (int k = 0; k < a->n_keys; k++) {
-        if ((w[a->n_keys] >> k) & 1) {
-            *p++ = 0x00;
-            continue;
-        }
-        *p++ = 0x01;
-        int bytes = a->key_width[k];
-        uint64_t u = w[k] ^ (1ull << (8 * bytes - 1)); /* the sign bit flipped, big-endian */
-        for (int i = bytes - 1; i >= 0; i--) {
-            p[i] = (uint8_t)u;
-            u >>= 8;
-        }
-        p += bytes;
-    }
-    return (int)(XXH3_64bits(key, (size_t)(p - key)) >> 60);
+    return (int)(cs_agg_keys_encoded_hash(&a->kl, a->gword + (size_t)g * (size_t)a->wstride) >> 60);
 }
 
 static int spill_table(agg_op *a, cs_error *err)
@@ -686,7 +601,6 @@ static void agg_destroy(cs_sql_op *op)
         cs_col_type_unref(a->key_types[k]);
     cs_col_type_unref(a->buffer_schema);
     free(a->key_types);
-    free(a->key_width);
     free(a->aggs);
     free(a->inputs);
     free(a->inputs2);
@@ -730,8 +644,6 @@ cs_sql_op *cs_sql_op_hash_aggregate(cs_sql_op *child, cs_agg_mode mode, const in
     a->keys = cs_xmalloc(sizeof *a->keys * (size_t)(n_keys + 1));
     a->enc = cs_xcalloc((size_t)n_keys + 1, sizeof *a->enc);
     a->key_types = cs_xcalloc((size_t)n_keys + 1, sizeof *a->key_types);
-    a->key_width = cs_xcalloc((size_t)n_keys + 1, sizeof *a->key_width);
-    a->word_keys = n_keys > 0 && n_keys <= WORD_KEYS_MAX;
     a->aggs = cs_xcalloc((size_t)n_aggs + 1, sizeof *a->aggs);
     a->inputs = cs_xmalloc(sizeof *a->inputs * (size_t)(n_aggs + 1));
     a->inputs2 = cs_xmalloc(sizeof *a->inputs2 * (size_t)(n_aggs + 1));
@@ -757,8 +669,6 @@ cs_sql_op *cs_sql_op_hash_aggregate(cs_sql_op *child, cs_agg_mode mode, const in
             a->keys[k] = o;
             a->enc[k] = (cs_sort_key){.ordinal = o, .nulls_first = true};
             a->key_types[k] = cs_col_type_ref(in->fields[o].type);
-            a->key_width[k] = cs_col_type_integral_width(in->fields[o].type->id);
-            if (!a->key_width[k]) a->word_keys = false;
         }
     }
     for (int j = 0; j < n_aggs && rc == CS_OK; j++) {
@@ -807,7 +717,8 @@ cs_sql_op *cs_sql_op_hash_aggregate(cs_sql_op *child, cs_agg_mode mode, const in
         n_buf_fields += a->aggs[j].n_buf;
     }
     a->stride = off ? off : 8;
-    a->wstride = a->word_keys ? n_keys + 1 : 0;
+    a->word_keys = cs_agg_keys_init(&a->kl, a->key_types, n_keys);
+    a->wstride = a->word_keys ? a->kl.wstride : 0;
     bf = cs_xcalloc((size_t)(n_keys + n_buf_fields + 1), sizeof *bf);
     rf = cs_xcalloc((size_t)(n_keys + n_aggs + 1), sizeof *rf);
     for (int k = 0; k < n_keys; k++) {
