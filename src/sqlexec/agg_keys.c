@@ -83,55 +83,58 @@ void cs_agg_keys_batch(const cs_agg_keys *l, const cs_col_batch *b, const cs_sor
     }
 }
 
-void cs_agg_keys_store(const cs_agg_keys *l, uint64_t *dst, const uint64_t *src,
-                       cs_sql_arena *arena)
+uint64_t *cs_agg_keys_store_row(const cs_agg_keys *l, const uint64_t *src, cs_sql_arena *arena)
 {
-    memcpy(dst, src, 8 * (size_t)l->wstride);
-    if (l->n_str == 0) return;
+    size_t ws = (size_t)l->wstride, bytes = 8 * ws;
+    for (int k = 0; k < l->n_keys; k++)
+        if (!l->width[k]) bytes += ((size_t)src[l->at[k]] + 7) & ~(size_t)7;
+    uint64_t *row = cs_sql_arena_alloc(arena, bytes);
+    memcpy(row, src, 8 * ws);
+    uint8_t *p = (uint8_t *)(row + ws);
     for (int k = 0; k < l->n_keys; k++) {
         int a = l->at[k];
         if (l->width[k] || src[a] == 0) continue;
-        uint8_t *p = cs_sql_arena_alloc(arena, (size_t)src[a]);
         memcpy(p, (const void *)(uintptr_t)src[a + 1], (size_t)src[a]);
-        dst[a + 1] = (uint64_t)(uintptr_t)p;
+        row[a + 1] = (uint64_t)(uintptr_t)p;
+        p += ((size_t)src[a] + 7) & ~(size_t)7;
     }
+    return row;
 }
 
-static void decode_integral(const cs_agg_keys *l, int k, const uint64_t *w, int64_t n,
+static void decode_integral(const cs_agg_keys *l, int k, const uint64_t *const *w, int64_t n,
                             uint8_t *vals)
 {
-    size_t ws = (size_t)l->wstride, a = (size_t)l->at[k];
+    size_t a = (size_t)l->at[k];
     switch (l->width[k]) {
     case 1:
         for (int64_t i = 0; i < n; i++)
-            ((int8_t *)vals)[i] = (int8_t)w[(size_t)i * ws + a];
+            ((int8_t *)vals)[i] = (int8_t)w[i][a];
         break;
     case 2:
         for (int64_t i = 0; i < n; i++)
-            ((int16_t *)(void *)vals)[i] = (int16_t)w[(size_t)i * ws + a];
+            ((int16_t *)(void *)vals)[i] = (int16_t)w[i][a];
         break;
     case 4:
         for (int64_t i = 0; i < n; i++)
-            ((int32_t *)(void *)vals)[i] = (int32_t)w[(size_t)i * ws + a];
+            ((int32_t *)(void *)vals)[i] = (int32_t)w[i][a];
         break;
     default:
         for (int64_t i = 0; i < n; i++)
-            ((int64_t *)(void *)vals)[i] = (int64_t)w[(size_t)i * ws + a];
+            ((int64_t *)(void *)vals)[i] = (int64_t)w[i][a];
     }
 }
 
-void cs_agg_keys_decode(const cs_agg_keys *l, const uint64_t *rows, int64_t n,
+void cs_agg_keys_decode(const cs_agg_keys *l, const uint64_t *const *rows, int64_t n,
                         cs_col_type *const *types, cs_col_allocator *alloc, cs_column **cols)
 {
-    size_t nr = (size_t)(n > 0 ? n : 1), ws = (size_t)l->wstride;
+    size_t nr = (size_t)(n > 0 ? n : 1), nw = (size_t)l->wstride - 1;
     uint8_t *vals = cs_xmalloc(8 * nr), *valid = cs_xmalloc(nr);
-    const uint64_t *nulls = rows + ws - 1;
     for (int k = 0; k < l->n_keys; k++) {
         cs_col_builder *b = cs_col_builder_new(alloc, types[k]);
         if (l->width[k]) {
             bool any_null = false;
             for (int64_t i = 0; i < n; i++) {
-                valid[i] = !((nulls[(size_t)i * ws] >> k) & 1);
+                valid[i] = !((rows[i][nw] >> k) & 1);
                 any_null |= !valid[i];
             }
             decode_integral(l, k, rows, n, vals);
@@ -139,11 +142,11 @@ void cs_agg_keys_decode(const cs_agg_keys *l, const uint64_t *rows, int64_t n,
         } else {
             size_t bytes = 0;
             for (int64_t i = 0; i < n; i++)
-                bytes += (size_t)rows[(size_t)i * ws + (size_t)l->at[k]];
+                bytes += (size_t)rows[i][l->at[k]];
             cs_col_builder_reserve(b, n, bytes);
             for (int64_t i = 0; i < n; i++) {
-                const uint64_t *v = rows + (size_t)i * ws + (size_t)l->at[k];
-                if ((nulls[(size_t)i * ws] >> k) & 1)
+                const uint64_t *v = rows[i] + l->at[k];
+                if ((rows[i][nw] >> k) & 1)
                     cs_col_builder_append_nulls(b, 1);
                 else
                     cs_col_builder_append_string(b, v[0] ? (const void *)(uintptr_t)v[1] : "",

@@ -5,8 +5,10 @@
  * bytes (the batch's column while a batch is probed, the aggregate's arena once a group keeps
  * it); a last word holds the keys' null bits (bit k: key k is null, its words zero). Rows are
  * hashed by mixing the words (a string's bytes through XXH3) and compared word by word, a
- * string's bytes with memcmp. The layout is a value owned by its aggregate; the functions keep
- * no state.
+ * string's bytes with memcmp. A group's row with a string is copied into the aggregate's arena
+ * with its strings' bytes after it (cs_agg_keys_store_row); integral-only rows are fixed-size and
+ * the aggregate keeps them in an array. The layout is a value owned by its aggregate; the
+ * functions keep no state.
  */
 #ifndef CSPARK_SQLEXEC_AGG_KEYS_H
 #define CSPARK_SQLEXEC_AGG_KEYS_H
@@ -36,13 +38,13 @@ bool cs_agg_keys_init(cs_agg_keys *l, cs_col_type *const *types, int n_keys);
 void cs_agg_keys_batch(const cs_agg_keys *l, const cs_col_batch *b, const cs_sort_key *keys,
                        int64_t n, uint64_t *w, uint64_t *hash);
 
-/* Row src stored at dst, a string's bytes copied into arena. */
-void cs_agg_keys_store(const cs_agg_keys *l, uint64_t *dst, const uint64_t *src,
-                       cs_sql_arena *arena);
+/* Row src copied into arena with its strings' bytes right after it (one allocation: a group's
+ * key in one place, its size the keys', not a fixed width); returns the copy. */
+uint64_t *cs_agg_keys_store_row(const cs_agg_keys *l, const uint64_t *src, cs_sql_arena *arena);
 
-/* Key columns (types[k]) of the n rows at rows (wstride apart); cols[] get one new reference
- * each, built as cs_sql_keys_decode builds them. */
-void cs_agg_keys_decode(const cs_agg_keys *l, const uint64_t *rows, int64_t n,
+/* Key columns (types[k]) of the n rows rows[i]; cols[] get one new reference each, built as
+ * cs_sql_keys_decode builds them. */
+void cs_agg_keys_decode(const cs_agg_keys *l, const uint64_t *const *rows, int64_t n,
                         cs_col_type *const *types, cs_col_allocator *alloc, cs_column **cols);
 
 /* XXH3 of the row's key as cs_sql_keys_encode encodes it (ASC NULLS FIRST): what a table of

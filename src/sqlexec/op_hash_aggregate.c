@@ -12,9 +12,12 @@
  * group) and a fixed-size state row. Word keys: when every key (at most CS_AGG_KEYS_MAX) is
  * integral (byte, short, int, long, date, timestamp, intervals), a string or binary, a group keeps
  * its keys as 64-bit words instead (agg_keys.c: an integral value widened, a string's length and a
- * pointer to its bytes in the arena, then one word of null bits), hashed by mixing the words (a
- * string's bytes through XXH3) and compared word by word, a string's bytes with memcmp: no
- * encoding, and the output columns built straight back from the words. The aggregate functions then
+ * pointer to its bytes, then one word of null bits), hashed by mixing the words (a string's bytes
+ * through XXH3) and compared word by word, a string's bytes with memcmp: no encoding, and the
+ * output columns built straight back from the words. Integral-only rows sit in an array of
+ * fixed-size rows (gword, no pointer to follow); a row with a string sits in the arena with its
+ * strings' bytes right after it (gkey[g] points to it), so a group costs its keys' size, not the
+ * widest row times the table's spare capacity. The aggregate functions then
  * run over the batch with the row -> group id vector; without group keys (a global aggregate) count
  * and sum fold the batch straight into the one group's state.
  *
@@ -74,9 +77,12 @@ typedef struct agg_op {
     cs_sql_keybuf kb;
     int32_t *gid;
     int64_t gid_cap;
-    /* word keys: group g's row of words is gword[g * wstride ..], laid out as kl says */
+    /* word keys: group g's row of words, laid out as kl says, is gword[g * wstride ..] for
+     * integral keys, at gkey[g] (in the arena, its strings after it) with a string key */
     bool word_keys;
+    bool in_arena;   /* word keys with a string: rows at gkey[] */
     int wstride;     /* kl.wstride */
+    int gstride;     /* words per group in gword: wstride, or 0 when none are kept there */
     cs_agg_keys kl;  /* the words' layout (agg_keys.h) */
     uint64_t *gword; /* groups_cap * wstride */
     uint64_t *bword; /* the batch's rows, wstride words each (gid_cap rows) */
@@ -95,7 +101,7 @@ static int64_t table_bytes(const agg_op *a)
 {
     return a->arena.held + (int64_t)cs_col_padded((size_t)a->cap * 8) +
            (int64_t)cs_col_padded((size_t)a->groups_cap * (16 + a->stride)) +
-           (int64_t)cs_col_padded((size_t)a->groups_cap * 8 * (size_t)a->wstride);
+           (int64_t)cs_col_padded((size_t)a->groups_cap * 8 * (size_t)a->gstride);
 }
 
 static void table_free(agg_op *a)
@@ -106,7 +112,7 @@ static void table_free(agg_op *a)
     cs_col_buffer_free(al, a->gkey, (size_t)a->groups_cap * sizeof *a->gkey);
     cs_col_buffer_free(al, a->ghash, (size_t)a->groups_cap * 8);
     cs_col_buffer_free(al, a->states, (size_t)a->groups_cap * a->stride);
-    cs_col_buffer_free(al, a->gword, (size_t)a->groups_cap * 8 * (size_t)a->wstride);
+    cs_col_buffer_free(al, a->gword, (size_t)a->groups_cap * 8 * (size_t)a->gstride);
     a->slots = NULL;
     a->gword = NULL;
     a->gkey = NULL;
@@ -171,22 +177,25 @@ static int32_t new_group(agg_op *a, const uint8_t *key, size_t len, uint64_t h)
     cs_col_allocator *al = a->base.ctx->alloc;
     if (a->n_groups == a->groups_cap) {
         int64_t nc = a->groups_cap ? 2 * a->groups_cap : 256;
-        if (!a->word_keys)
+        if (!a->word_keys || a->in_arena)
             a->gkey = cs_col_buffer_realloc(al, a->gkey, (size_t)a->groups_cap * sizeof *a->gkey,
                                             (size_t)nc * sizeof *a->gkey);
         a->ghash = cs_col_buffer_realloc(al, a->ghash, (size_t)a->groups_cap * 8, (size_t)nc * 8);
         a->states = cs_col_buffer_realloc(al, a->states, (size_t)a->groups_cap * a->stride,
                                           (size_t)nc * a->stride);
-        if (a->word_keys)
+        if (a->gstride)
             a->gword =
-                cs_col_buffer_realloc(al, a->gword, (size_t)a->groups_cap * 8 * (size_t)a->wstride,
-                                      (size_t)nc * 8 * (size_t)a->wstride);
+                cs_col_buffer_realloc(al, a->gword, (size_t)a->groups_cap * 8 * (size_t)a->gstride,
+                                      (size_t)nc * 8 * (size_t)a->gstride);
         a->groups_cap = nc;
     }
     int32_t g = (int32_t)a->n_groups++;
     if (a->word_keys) { /* key: the words; no bytes */
-        cs_agg_keys_store(&a->kl, a->gword + (size_t)g * (size_t)a->wstride,
-                          (const uint64_t *)(const void *)key, &a->arena);
+        const uint64_t *w = (const uint64_t *)(const void *)key;
+        if (a->in_arena)
+            a->gkey[g] = (uint8_t *)cs_agg_keys_store_row(&a->kl, w, &a->arena);
+        else
+            memcpy(a->gword + (size_t)g * (size_t)a->wstride, w, 8 * (size_t)a->wstride);
         a->ghash[g] = h;
         return g;
     }
@@ -195,6 +204,13 @@ static int32_t new_group(agg_op *a, const uint8_t *key, size_t len, uint64_t h)
     a->gkey[g] = k;
     a->ghash[g] = h;
     return g;
+}
+
+/* Group g's row of words (word keys). */
+static inline const uint64_t *group_row(const agg_op *a, int64_t g)
+{
+    return a->in_arena ? (const uint64_t *)(const void *)a->gkey[g]
+                       : a->gword + (size_t)g * (size_t)a->wstride;
 }
 
 /* find_groups for word keys: the rows' words probed against the groups' words. */
@@ -208,7 +224,8 @@ static void find_word_groups(agg_op *a, const cs_col_batch *b, const cs_sort_key
         if (i + 8 < n) {
             uint64_t ahead = a->slots[a->bhash[i + 8] & (uint64_t)(a->cap - 1)];
             if (!slot_empty(ahead) && slot_tag_is(ahead, a->bhash[i + 8]))
-                __builtin_prefetch(&a->gword[(size_t)(uint32_t)ahead * (size_t)ws]);
+                __builtin_prefetch(a->in_arena ? (const void *)&a->gkey[(uint32_t)ahead]
+                                               : &a->gword[(size_t)(uint32_t)ahead * (size_t)ws]);
         }
         if (2 * (a->n_groups + 1) > a->cap) rehash(a);
         uint64_t mask = (uint64_t)a->cap - 1, h = a->bhash[i];
@@ -223,9 +240,7 @@ static void find_word_groups(agg_op *a, const cs_col_batch *b, const cs_sort_key
                 break;
             }
             g = (int32_t)(uint32_t)e;
-            if (slot_tag_is(e, h) &&
-                cs_agg_keys_equal(&a->kl, a->gword + (size_t)g * (size_t)ws, key))
-                break;
+            if (slot_tag_is(e, h) && cs_agg_keys_equal(&a->kl, group_row(a, g), key)) break;
             s = (s + 1) & mask;
         }
         a->gid[i] = g;
@@ -322,6 +337,16 @@ static int fold_batch(agg_op *a, cs_col_batch *b, const cs_sort_key *keys, bool 
     return CS_OK;
 }
 
+/* The key columns of groups [g0, g0 + n) from their words. */
+static void words_decode(agg_op *a, int64_t g0, int64_t n, cs_column **cols)
+{
+    const uint64_t **rows = cs_xmalloc(sizeof *rows * (size_t)(n > 0 ? n : 1));
+    for (int64_t i = 0; i < n; i++)
+        rows[i] = group_row(a, g0 + i);
+    cs_agg_keys_decode(&a->kl, rows, n, a->key_types, a->base.ctx->alloc, cols);
+    free(rows);
+}
+
 /* The output batch of groups [g0, g0 + n): keys then buffers (as_buffers) or results. */
 static int groups_batch(agg_op *a, int64_t g0, int64_t n, bool as_buffers, cs_col_batch **out,
                         cs_error *err)
@@ -330,8 +355,7 @@ static int groups_batch(agg_op *a, int64_t g0, int64_t n, bool as_buffers, cs_co
     cs_col_type *schema = as_buffers ? a->buffer_schema : a->base.schema;
     cs_column **cols = cs_xcalloc((size_t)schema->n_fields + 1, sizeof *cols);
     if (a->word_keys)
-        cs_agg_keys_decode(&a->kl, a->gword + (size_t)g0 * (size_t)a->wstride, n, a->key_types, al,
-                           cols);
+        words_decode(a, g0, n, cols);
     else
         cs_sql_keys_decode((const uint8_t *const *)(a->gkey + g0), n, a->key_types, a->n_keys, al,
                            cols);
@@ -363,7 +387,7 @@ static int groups_batch(agg_op *a, int64_t g0, int64_t n, bool as_buffers, cs_co
 static int spill_part(const agg_op *a, int64_t g)
 {
     if (!a->word_keys) return (int)(a->ghash[g] >> 60);
-    return (int)(cs_agg_keys_encoded_hash(&a->kl, a->gword + (size_t)g * (size_t)a->wstride) >> 60);
+    return (int)(cs_agg_keys_encoded_hash(&a->kl, group_row(a, g)) >> 60);
 }
 
 static int spill_table(agg_op *a, cs_error *err)
@@ -396,7 +420,7 @@ static int spill_table(agg_op *a, cs_error *err)
     uint8_t *st = cs_xmalloc(a->stride * (size_t)(a->n_groups > 0 ? a->n_groups : 1));
     size_t wrow = 8 * (size_t)a->wstride;
     uint64_t *words =
-        a->word_keys ? cs_xmalloc(wrow * (size_t)(a->n_groups > 0 ? a->n_groups : 1)) : NULL;
+        a->gstride ? cs_xmalloc(wrow * (size_t)(a->n_groups > 0 ? a->n_groups : 1)) : NULL;
     for (int64_t i = 0; i < a->n_groups; i++) {
         if (words)
             memcpy(words + (size_t)i * (size_t)a->wstride,
@@ -719,6 +743,8 @@ cs_sql_op *cs_sql_op_hash_aggregate(cs_sql_op *child, cs_agg_mode mode, const in
     a->stride = off ? off : 8;
     a->word_keys = cs_agg_keys_init(&a->kl, a->key_types, n_keys);
     a->wstride = a->word_keys ? a->kl.wstride : 0;
+    a->in_arena = a->word_keys && a->kl.n_str > 0;
+    a->gstride = a->word_keys && !a->in_arena ? a->wstride : 0;
     bf = cs_xcalloc((size_t)(n_keys + n_buf_fields + 1), sizeof *bf);
     rf = cs_xcalloc((size_t)(n_keys + n_aggs + 1), sizeof *rf);
     for (int k = 0; k < n_keys; k++) {
