@@ -9,12 +9,17 @@
  * and the top 32 bits of its hash (a tag compared before any group's key is read, so probing past
  * another group costs no cache miss on the groups' arrays), whose groups keep their hash, their key
  * bytes (in an arena of 64-byte aligned chunks from the task's allocator, never one malloc per
- * group) and a fixed-size state row. Word keys: when every key (at most WORD_KEYS_MAX) is integral
- * (byte, short, int, long, date, timestamp, intervals), a group keeps its keys as 64-bit words
- * instead (the values widened, then one word of null bits), hashed by mixing the words and compared
- * word by word: no encoding, no arena, and the output columns narrowed straight back from the
- * words. The aggregate functions then run over the batch with the row -> group id vector; without
- * group keys (a global aggregate) count and sum fold the batch straight into the one group's state.
+ * group) and a fixed-size state row. Word keys: when every key (at most CS_AGG_KEYS_MAX) is
+ * integral (byte, short, int, long, date, timestamp, intervals), a string or binary, a group keeps
+ * its keys as 64-bit words instead (agg_keys.c: an integral value widened, a string's length and a
+ * pointer to its bytes, then one word of null bits), hashed by mixing the words (a string's bytes
+ * through XXH3) and compared word by word, a string's bytes with memcmp: no encoding, and the
+ * output columns built straight back from the words. Integral-only rows sit in an array of
+ * fixed-size rows (gword, no pointer to follow); a row with a string sits in the arena with its
+ * strings' bytes right after it (gkey[g] points to it), so a group costs its keys' size, not the
+ * widest row times the table's spare capacity. The aggregate functions then
+ * run over the batch with the row -> group id vector; without group keys (a global aggregate) count
+ * and sum fold the batch straight into the one group's state.
  *
  * Spilling: after each input batch, when the task is over its execution memory
  * (cs_sql_should_spill), the table is written out as Partial buffers (keys + buffer columns,
@@ -40,12 +45,12 @@
 #include <string.h>
 
 #include "columnar/col_builder.h"
+#include "sqlexec/agg_keys.h"
 #include "sqlexec/sql_error.h"
 #include "sqlexec/sql_ops_internal.h"
 #include "common/hmap.h"
 
 #define SPILL_PARTS 16
-#define WORD_KEYS_MAX 4
 #define SKIP_MIN_ROWS 100000
 #define SKIP_GROUP_PCT 80
 
@@ -72,10 +77,13 @@ typedef struct agg_op {
     cs_sql_keybuf kb;
     int32_t *gid;
     int64_t gid_cap;
-    /* word keys: key k of group g is gword[g * wstride + k], its null bits at [.. + n_keys] */
+    /* word keys: group g's row of words, laid out as kl says, is gword[g * wstride ..] for
+     * integral keys, at gkey[g] (in the arena, its strings after it) with a string key */
     bool word_keys;
-    int wstride;     /* n_keys + 1 */
-    int *key_width;  /* per key: bytes of its values (1, 2, 4, 8) */
+    bool in_arena;   /* word keys with a string: rows at gkey[] */
+    int wstride;     /* kl.wstride */
+    int gstride;     /* words per group in gword: wstride, or 0 when none are kept there */
+    cs_agg_keys kl;  /* the words' layout (agg_keys.h) */
     uint64_t *gword; /* groups_cap * wstride */
     uint64_t *bword; /* the batch's rows, wstride words each (gid_cap rows) */
     uint64_t *bhash; /* the batch's hashes (gid_cap rows) */
@@ -93,7 +101,7 @@ static int64_t table_bytes(const agg_op *a)
 {
     return a->arena.held + (int64_t)cs_col_padded((size_t)a->cap * 8) +
            (int64_t)cs_col_padded((size_t)a->groups_cap * (16 + a->stride)) +
-           (int64_t)cs_col_padded((size_t)a->groups_cap * 8 * (size_t)a->wstride);
+           (int64_t)cs_col_padded((size_t)a->groups_cap * 8 * (size_t)a->gstride);
 }
 
 static void table_free(agg_op *a)
@@ -104,7 +112,7 @@ static void table_free(agg_op *a)
     cs_col_buffer_free(al, a->gkey, (size_t)a->groups_cap * sizeof *a->gkey);
     cs_col_buffer_free(al, a->ghash, (size_t)a->groups_cap * 8);
     cs_col_buffer_free(al, a->states, (size_t)a->groups_cap * a->stride);
-    cs_col_buffer_free(al, a->gword, (size_t)a->groups_cap * 8 * (size_t)a->wstride);
+    cs_col_buffer_free(al, a->gword, (size_t)a->groups_cap * 8 * (size_t)a->gstride);
     a->slots = NULL;
     a->gword = NULL;
     a->gkey = NULL;
@@ -169,21 +177,25 @@ static int32_t new_group(agg_op *a, const uint8_t *key, size_t len, uint64_t h)
     cs_col_allocator *al = a->base.ctx->alloc;
     if (a->n_groups == a->groups_cap) {
         int64_t nc = a->groups_cap ? 2 * a->groups_cap : 256;
-        if (!a->word_keys)
+        if (!a->word_keys || a->in_arena)
             a->gkey = cs_col_buffer_realloc(al, a->gkey, (size_t)a->groups_cap * sizeof *a->gkey,
                                             (size_t)nc * sizeof *a->gkey);
         a->ghash = cs_col_buffer_realloc(al, a->ghash, (size_t)a->groups_cap * 8, (size_t)nc * 8);
         a->states = cs_col_buffer_realloc(al, a->states, (size_t)a->groups_cap * a->stride,
                                           (size_t)nc * a->stride);
-        if (a->word_keys)
+        if (a->gstride)
             a->gword =
-                cs_col_buffer_realloc(al, a->gword, (size_t)a->groups_cap * 8 * (size_t)a->wstride,
-                                      (size_t)nc * 8 * (size_t)a->wstride);
+                cs_col_buffer_realloc(al, a->gword, (size_t)a->groups_cap * 8 * (size_t)a->gstride,
+                                      (size_t)nc * 8 * (size_t)a->gstride);
         a->groups_cap = nc;
     }
     int32_t g = (int32_t)a->n_groups++;
     if (a->word_keys) { /* key: the words; no bytes */
-        memcpy(a->gword + (size_t)g * (size_t)a->wstride, key, 8 * (size_t)a->wstride);
+        const uint64_t *w = (const uint64_t *)(const void *)key;
+        if (a->in_arena)
+            a->gkey[g] = (uint8_t *)cs_agg_keys_store_row(&a->kl, w, &a->arena);
+        else
+            memcpy(a->gword + (size_t)g * (size_t)a->wstride, w, 8 * (size_t)a->wstride);
         a->ghash[g] = h;
         return g;
     }
@@ -194,40 +206,11 @@ static int32_t new_group(agg_op *a, const uint8_t *key, size_t len, uint64_t h)
     return g;
 }
 
-/* The batch's keys as words (a null's word 0, its bit set in the row's last word) and their
- * hashes, into bword / bhash. */
-static void batch_words(agg_op *a, const cs_col_batch *b, const cs_sort_key *keys)
+/* Group g's row of words (word keys). */
+static inline const uint64_t *group_row(const agg_op *a, int64_t g)
 {
-    int64_t n = b->num_rows;
-    int ws = a->wstride;
-    uint64_t *w = a->bword;
-    for (int64_t i = 0; i < n; i++)
-        w[(size_t)i * (size_t)ws + (size_t)a->n_keys] = 0;
-    for (int k = 0; k < a->n_keys; k++) {
-        const cs_column *c = b->columns[keys[k].ordinal];
-        uint64_t *o = w + k;
-        cs_sql_key_words(c, n, o, ws);
-        if (c->validity)
-            for (int64_t i = 0; i < n; i++)
-                if (!cs_column_is_valid(c, i)) {
-                    o[(size_t)i * (size_t)ws] = 0;
-                    w[(size_t)i * (size_t)ws + (size_t)a->n_keys] |= 1ull << k;
-                }
-    }
-    for (int64_t i = 0; i < n; i++) {
-        const uint64_t *r = w + (size_t)i * (size_t)ws;
-        uint64_t h = cs_hash_mix64(r[0] ^ (r[a->n_keys] << 56));
-        for (int k = 1; k < a->n_keys; k++)
-            h = cs_hash_mix64(h ^ r[k]) + (uint64_t)k;
-        a->bhash[i] = h;
-    }
-}
-
-static inline bool words_equal(const uint64_t *x, const uint64_t *y, int n)
-{
-    for (int k = 0; k < n; k++)
-        if (x[k] != y[k]) return false;
-    return true;
+    return a->in_arena ? (const uint64_t *)(const void *)a->gkey[g]
+                       : a->gword + (size_t)g * (size_t)a->wstride;
 }
 
 /* find_groups for word keys: the rows' words probed against the groups' words. */
@@ -235,13 +218,14 @@ static void find_word_groups(agg_op *a, const cs_col_batch *b, const cs_sort_key
 {
     int64_t n = b->num_rows;
     int ws = a->wstride;
-    batch_words(a, b, keys);
+    cs_agg_keys_batch(&a->kl, b, keys, n, a->bword, a->bhash);
     for (int64_t i = 0; i < n; i++) {
         if (i + 16 < n) __builtin_prefetch(&a->slots[a->bhash[i + 16] & (uint64_t)(a->cap - 1)]);
         if (i + 8 < n) {
             uint64_t ahead = a->slots[a->bhash[i + 8] & (uint64_t)(a->cap - 1)];
             if (!slot_empty(ahead) && slot_tag_is(ahead, a->bhash[i + 8]))
-                __builtin_prefetch(&a->gword[(size_t)(uint32_t)ahead * (size_t)ws]);
+                __builtin_prefetch(a->in_arena ? (const void *)&a->gkey[(uint32_t)ahead]
+                                               : &a->gword[(size_t)(uint32_t)ahead * (size_t)ws]);
         }
         if (2 * (a->n_groups + 1) > a->cap) rehash(a);
         uint64_t mask = (uint64_t)a->cap - 1, h = a->bhash[i];
@@ -256,7 +240,7 @@ static void find_word_groups(agg_op *a, const cs_col_batch *b, const cs_sort_key
                 break;
             }
             g = (int32_t)(uint32_t)e;
-            if (slot_tag_is(e, h) && words_equal(a->gword + (size_t)g * (size_t)ws, key, ws)) break;
+            if (slot_tag_is(e, h) && cs_agg_keys_equal(&a->kl, group_row(a, g), key)) break;
             s = (s + 1) & mask;
         }
         a->gid[i] = g;
@@ -353,43 +337,14 @@ static int fold_batch(agg_op *a, cs_col_batch *b, const cs_sort_key *keys, bool 
     return CS_OK;
 }
 
-/* The key columns of groups [g0, g0 + n) from their words, narrowed to each key's width. */
+/* The key columns of groups [g0, g0 + n) from their words. */
 static void words_decode(agg_op *a, int64_t g0, int64_t n, cs_column **cols)
 {
-    size_t rows = (size_t)(n > 0 ? n : 1);
-    uint8_t *vals = cs_xmalloc(8 * rows), *valid = cs_xmalloc(rows);
-    int ws = a->wstride;
-    for (int k = 0; k < a->n_keys; k++) {
-        const uint64_t *w = a->gword + (size_t)g0 * (size_t)ws;
-        bool any_null = false;
-        for (int64_t i = 0; i < n; i++) {
-            valid[i] = !((w[(size_t)i * (size_t)ws + (size_t)a->n_keys] >> k) & 1);
-            any_null |= !valid[i];
-        }
-        switch (a->key_width[k]) {
-        case 1:
-            for (int64_t i = 0; i < n; i++)
-                ((int8_t *)vals)[i] = (int8_t)w[(size_t)i * (size_t)ws + (size_t)k];
-            break;
-        case 2:
-            for (int64_t i = 0; i < n; i++)
-                ((int16_t *)(void *)vals)[i] = (int16_t)w[(size_t)i * (size_t)ws + (size_t)k];
-            break;
-        case 4:
-            for (int64_t i = 0; i < n; i++)
-                ((int32_t *)(void *)vals)[i] = (int32_t)w[(size_t)i * (size_t)ws + (size_t)k];
-            break;
-        default:
-            for (int64_t i = 0; i < n; i++)
-                ((int64_t *)(void *)vals)[i] = (int64_t)w[(size_t)i * (size_t)ws + (size_t)k];
-        }
-        cs_col_builder *b = cs_col_builder_new(a->base.ctx->alloc, a->key_types[k]);
-        cs_col_builder_append_values(b, vals, n, any_null ? valid : NULL);
-        cols[k] = cs_col_builder_finish(b);
-        cs_col_builder_free(b);
-    }
-    free(vals);
-    free(valid);
+    const uint64_t **rows = cs_xmalloc(sizeof *rows * (size_t)(n > 0 ? n : 1));
+    for (int64_t i = 0; i < n; i++)
+        rows[i] = group_row(a, g0 + i);
+    cs_agg_keys_decode(&a->kl, rows, n, a->key_types, a->base.ctx->alloc, cols);
+    free(rows);
 }
 
 /* The output batch of groups [g0, g0 + n): keys then buffers (as_buffers) or results. */
@@ -427,28 +382,12 @@ static int groups_batch(agg_op *a, int64_t g0, int64_t n, bool as_buffers, cs_co
 }
 
 /* The spill partition of group g: the top bits of the hash of its encoded key (for word keys,
- * the key encoded here as sort_keys.c would), so groups spill alike whichever way the table
- * keeps its keys, and the output order after a spill does not depend on it. */
+ * the key encoded as sort_keys.c would: cs_agg_keys_encoded_hash), so groups spill alike whichever
+ * way the table keeps its keys, and the output order after a spill does not depend on it. */
 static int spill_part(const agg_op *a, int64_t g)
 {
     if (!a->word_keys) return (int)(a->ghash[g] >> 60);
-    uint8_t key[256], *p = key; /* WORD_KEYS_MAX * 9 used; room for XXH3's wide paths */
-    const uint64_t *w = a->gword + (size_t)g * (size_t)a->wstride;
-    for (int k = 0; k < a->n_keys; k++) {
-        if ((w[a->n_keys] >> k) & 1) {
-            *p++ = 0x00;
-            continue;
-        }
-        *p++ = 0x01;
-        int bytes = a->key_width[k];
-        uint64_t u = w[k] ^ (1ull << (8 * bytes - 1)); /* the sign bit flipped, big-endian */
-        for (int i = bytes - 1; i >= 0; i--) {
-            p[i] = (uint8_t)u;
-            u >>= 8;
-        }
-        p += bytes;
-    }
-    return (int)(XXH3_64bits(key, (size_t)(p - key)) >> 60);
+    return (int)(cs_agg_keys_encoded_hash(&a->kl, group_row(a, g)) >> 60);
 }
 
 static int spill_table(agg_op *a, cs_error *err)
@@ -481,7 +420,7 @@ static int spill_table(agg_op *a, cs_error *err)
     uint8_t *st = cs_xmalloc(a->stride * (size_t)(a->n_groups > 0 ? a->n_groups : 1));
     size_t wrow = 8 * (size_t)a->wstride;
     uint64_t *words =
-        a->word_keys ? cs_xmalloc(wrow * (size_t)(a->n_groups > 0 ? a->n_groups : 1)) : NULL;
+        a->gstride ? cs_xmalloc(wrow * (size_t)(a->n_groups > 0 ? a->n_groups : 1)) : NULL;
     for (int64_t i = 0; i < a->n_groups; i++) {
         if (words)
             memcpy(words + (size_t)i * (size_t)a->wstride,
@@ -686,7 +625,6 @@ static void agg_destroy(cs_sql_op *op)
         cs_col_type_unref(a->key_types[k]);
     cs_col_type_unref(a->buffer_schema);
     free(a->key_types);
-    free(a->key_width);
     free(a->aggs);
     free(a->inputs);
     free(a->inputs2);
@@ -730,8 +668,6 @@ cs_sql_op *cs_sql_op_hash_aggregate(cs_sql_op *child, cs_agg_mode mode, const in
     a->keys = cs_xmalloc(sizeof *a->keys * (size_t)(n_keys + 1));
     a->enc = cs_xcalloc((size_t)n_keys + 1, sizeof *a->enc);
     a->key_types = cs_xcalloc((size_t)n_keys + 1, sizeof *a->key_types);
-    a->key_width = cs_xcalloc((size_t)n_keys + 1, sizeof *a->key_width);
-    a->word_keys = n_keys > 0 && n_keys <= WORD_KEYS_MAX;
     a->aggs = cs_xcalloc((size_t)n_aggs + 1, sizeof *a->aggs);
     a->inputs = cs_xmalloc(sizeof *a->inputs * (size_t)(n_aggs + 1));
     a->inputs2 = cs_xmalloc(sizeof *a->inputs2 * (size_t)(n_aggs + 1));
@@ -757,8 +693,6 @@ cs_sql_op *cs_sql_op_hash_aggregate(cs_sql_op *child, cs_agg_mode mode, const in
             a->keys[k] = o;
             a->enc[k] = (cs_sort_key){.ordinal = o, .nulls_first = true};
             a->key_types[k] = cs_col_type_ref(in->fields[o].type);
-            a->key_width[k] = cs_col_type_integral_width(in->fields[o].type->id);
-            if (!a->key_width[k]) a->word_keys = false;
         }
     }
     for (int j = 0; j < n_aggs && rc == CS_OK; j++) {
@@ -807,7 +741,10 @@ cs_sql_op *cs_sql_op_hash_aggregate(cs_sql_op *child, cs_agg_mode mode, const in
         n_buf_fields += a->aggs[j].n_buf;
     }
     a->stride = off ? off : 8;
-    a->wstride = a->word_keys ? n_keys + 1 : 0;
+    a->word_keys = cs_agg_keys_init(&a->kl, a->key_types, n_keys);
+    a->wstride = a->word_keys ? a->kl.wstride : 0;
+    a->in_arena = a->word_keys && a->kl.n_str > 0;
+    a->gstride = a->word_keys && !a->in_arena ? a->wstride : 0;
     bf = cs_xcalloc((size_t)(n_keys + n_buf_fields + 1), sizeof *bf);
     rf = cs_xcalloc((size_t)(n_keys + n_aggs + 1), sizeof *rf);
     for (int k = 0; k < n_keys; k++) {

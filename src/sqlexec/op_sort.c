@@ -17,13 +17,16 @@
  *
  * TopN keeps at most 2 x (limit + offset) rows: past that, it sorts what it holds and keeps the
  * first limit + offset rows (one gathered batch), so memory is bounded by the limit, not by the
- * input. A TopN given a bound (topn_bound.h) publishes its worst kept row's key at each shrink,
- * and then shrinks as soon as it holds twice limit + offset rows, so that the scan under it
- * learns the tighter bound early.
+ * input. After its first shrink a TopN knows its worst kept row's key, and a batch's rows whose
+ * keys do not sort strictly before it are dropped before they are held or sorted (a tie arrives
+ * later, so it would sort after the worst row: the output is the same). A TopN given a bound
+ * (topn_bound.h) publishes its worst kept row's key at each shrink, and then shrinks as soon as it
+ * holds twice limit + offset rows, so that the scan under it learns the tighter bound early.
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "sqlexec/pexpr.h"
 #include "sqlexec/sql_error.h"
 #include "sqlexec/sql_ops_internal.h"
 #include "sqlexec/topn_bound.h"
@@ -48,8 +51,15 @@ typedef struct sorter {
     cs_sql_keybuf kb;
 } sorter;
 
-static void sorter_add(sorter *s, cs_col_batch *b)
+/* Entries for rows sel[0..n) of b (sel NULL: rows 0..n), whose keys s->kb holds (encoded from
+ * b): b is kept as it is (all rows) or as a batch of just those rows (its row i = sel[i]). */
+static void sorter_add_encoded(sorter *s, cs_col_batch *b, const int32_t *sel, int64_t n)
 {
+    if (sel) {
+        cs_col_batch *t = cs_col_batch_take(b, sel, n, s->alloc);
+        cs_col_batch_unref(b);
+        b = t;
+    }
     if (s->nbb == s->bb_cap) {
         s->bb_cap = s->bb_cap ? 2 * s->bb_cap : 64;
         s->bb = cs_xrealloc(s->bb, sizeof *s->bb * (size_t)s->bb_cap);
@@ -57,7 +67,6 @@ static void sorter_add(sorter *s, cs_col_batch *b)
     int bi = s->nbb++;
     s->bb[bi] = b;
     s->bb_memory += cs_col_batch_memory(b);
-    int64_t n = b->num_rows;
     if (s->n + n > s->cap) {
         int64_t nc = s->cap ? 2 * s->cap : 4096;
         while (nc < s->n + n)
@@ -66,14 +75,21 @@ static void sorter_add(sorter *s, cs_col_batch *b)
                                         (size_t)nc * sizeof *s->ents);
         s->cap = nc;
     }
-    cs_sql_keys_encode(&s->kb, b, s->keys, s->n_keys, false);
-    size_t total = (size_t)s->kb.off[n];
+    size_t total = 0;
+    if (sel)
+        for (int64_t i = 0; i < n; i++)
+            total += (size_t)(s->kb.off[sel[i] + 1] - s->kb.off[sel[i]]);
+    else
+        total = (size_t)s->kb.off[n];
     uint8_t *dst = cs_sql_arena_alloc(&s->arena, total ? total : 1);
-    if (total) memcpy(dst, s->kb.bytes, total);
+    if (!sel && total) memcpy(dst, s->kb.bytes, total);
     for (int64_t i = 0; i < n; i++) {
+        int64_t r = sel ? sel[i] : i;
         sort_ent *e = &s->ents[s->n++];
-        e->key = dst + s->kb.off[i];
-        e->len = (uint32_t)(s->kb.off[i + 1] - s->kb.off[i]);
+        e->len = (uint32_t)(s->kb.off[r + 1] - s->kb.off[r]);
+        if (sel) memcpy(dst, s->kb.bytes + s->kb.off[r], e->len);
+        e->key = sel ? dst : dst + s->kb.off[r];
+        if (sel) dst += e->len;
         uint64_t p = 0;
         for (uint32_t k = 0; k < 8; k++)
             p = p << 8 | (k < e->len ? e->key[k] : 0);
@@ -81,6 +97,12 @@ static void sorter_add(sorter *s, cs_col_batch *b)
         e->b = bi;
         e->r = (int32_t)i;
     }
+}
+
+static void sorter_add(sorter *s, cs_col_batch *b)
+{
+    cs_sql_keys_encode(&s->kb, b, s->keys, s->n_keys, false);
+    sorter_add_encoded(s, b, NULL, b->num_rows);
 }
 
 static int cmp_ent(const void *x, const void *y)
@@ -193,6 +215,13 @@ typedef struct sort_op {
     int heap_n;
     bool merging;
     cs_sql_topn_bound *bound; /* TopN: published to the scan below, or NULL */
+    /* TopN holding limit + offset rows: its worst kept row's key (a copy); only rows whose key
+     * sorts strictly before it can enter (a tie arrives later, so it sorts after) */
+    uint8_t *worst;
+    size_t worst_len;
+    bool has_worst;
+    int32_t *sel; /* rows of a batch that may enter (sel_cap) */
+    int64_t sel_cap;
 } sort_op;
 
 static int spill_run(sort_op *o, cs_error *err)
@@ -310,10 +339,43 @@ static void top_n_shrink(sort_op *o)
     cs_col_batch *b = sorter_batch(s, o->base.schema, 0, keep);
     sorter_reset(s);
     sorter_add(s, b);
-    if (o->bound && keep == o->limit + o->offset && keep > 0) {
+    if (keep == o->limit + o->offset && keep > 0) {
         const sort_ent *worst = &s->ents[keep - 1];
-        cs_sql_topn_bound_set(o->bound, b, worst->r, worst->key, worst->len);
+        o->worst = cs_xrealloc(o->worst, worst->len ? worst->len : 1);
+        memcpy(o->worst, worst->key, worst->len);
+        o->worst_len = worst->len;
+        o->has_worst = true;
+        if (o->bound) cs_sql_topn_bound_set(o->bound, b, worst->r, worst->key, worst->len);
     }
+}
+
+/* TopN past its first full shrink: only b's rows whose key sorts strictly before the worst kept
+ * row's are held (b's other rows could not enter: the output is the same, without sorting
+ * them). Takes b. */
+static void top_n_add(sort_op *o, cs_col_batch *b)
+{
+    sorter *s = &o->s;
+    if (!o->has_worst) {
+        sorter_add(s, b);
+        return;
+    }
+    int64_t n = b->num_rows, m = 0;
+    cs_sql_keys_encode(&s->kb, b, s->keys, s->n_keys, false);
+    if (n > o->sel_cap) {
+        o->sel_cap = n;
+        free(o->sel);
+        o->sel = cs_xmalloc(sizeof *o->sel * (size_t)n);
+    }
+    for (int64_t i = 0; i < n; i++) {
+        size_t len = (size_t)(s->kb.off[i + 1] - s->kb.off[i]);
+        int c =
+            memcmp(s->kb.bytes + s->kb.off[i], o->worst, len < o->worst_len ? len : o->worst_len);
+        if (c < 0 || (c == 0 && len < o->worst_len)) o->sel[m++] = (int32_t)i;
+    }
+    if (m == 0)
+        cs_col_batch_unref(b);
+    else
+        sorter_add_encoded(s, b, m == n ? NULL : o->sel, m);
 }
 
 static int sort_open(cs_sql_op *op, const cs_sql_exec_ctx *ctx, cs_error *err)
@@ -325,6 +387,7 @@ static int sort_open(cs_sql_op *op, const cs_sql_exec_ctx *ctx, cs_error *err)
     o->s.n_keys = o->n_keys;
     o->sorted = false;
     o->merging = false;
+    o->has_worst = false;
     if (o->bound) cs_sql_topn_bound_attach(o->bound, ctx->ansi, ctx->session_tz);
     return cs_sql_op_open(op->children[0], ctx, err);
 }
@@ -341,7 +404,10 @@ static int consume(sort_op *o, cs_error *err)
             cs_col_batch_unref(b);
             continue;
         }
-        sorter_add(&o->s, b);
+        if (o->top_n)
+            top_n_add(o, b);
+        else
+            sorter_add(&o->s, b);
         int64_t held = sorter_held(&o->s);
         if (held > o->base.metrics.peak_memory) o->base.metrics.peak_memory = held;
         if (o->top_n) {
@@ -392,6 +458,12 @@ static void sort_close(cs_sql_op *op)
     o->n_runs = o->runs_cap = 0;
     free(o->heap);
     o->heap = NULL;
+    free(o->worst);
+    free(o->sel);
+    o->worst = NULL;
+    o->sel = NULL;
+    o->sel_cap = 0;
+    o->has_worst = false;
     cs_sql_op_close(op->children[0]);
 }
 

@@ -8,7 +8,8 @@
  * in-memory result with non-zero spill metrics, and integral keys of every width kept as words
  * (extremes, nulls, a spill); a struct group key and collect_set / collect_list of structs
  * (through Partial and Final buffers); many groups (long and string keys) each found again
- * through the table's growth.
+ * through the table's growth; integral and string keys kept as words (long strings, empty and
+ * null ones) spilled, in memory and through Partial -> Final equal to a reference.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -709,6 +710,101 @@ static void test_many_groups_each_found_again_through_growth(void **state)
     cs_col_type_unref(schema);
 }
 
+/* (byte, string, int) keys kept as words (agg_keys.c), the strings past a word's length, empty
+ * or null, nulls in the byte key: every group found again through growth, and Complete in memory,
+ * Complete spilled under a small task memory and Partial -> Final all equal a reference computed
+ * here. */
+static void test_integral_and_string_keys_spilled_and_in_memory(void **state)
+{
+    enum { G = 40000, ROWS = 3 * G, BATCH = 4096 };
+    cs_col_type *schema =
+        t_schema(3, (const char *const[]){"b", "s", "i"},
+                 (cs_col_type *const[]){T(CS_TYPE_BYTE), T(CS_TYPE_STRING), T(CS_TYPE_INT)});
+    int8_t *b8 = malloc(ROWS);
+    int32_t *i32 = malloc(sizeof *i32 * ROWS);
+    uint8_t *bvalid = malloc(ROWS);
+    char **str = malloc(sizeof *str * ROWS);
+    for (int64_t r = 0; r < ROWS; r++) {
+        int g = (int)((r * 7919) % G);
+        b8[r] = (int8_t)(g % 7 - 3);
+        bvalid[r] = g % 11 != 0;
+        i32[r] = g - G / 2;
+        str[r] = NULL;
+        if (g % 17 != 0) {
+            str[r] = malloc(48);
+            snprintf(str[r], 48, g % 13 == 0 ? "" : "group %d with a tail past a word", g);
+        }
+    }
+    t_rows want = {0};
+    for (int g = 0; g < G; g++) {
+        char line[128], bv[8], sv[64];
+        snprintf(bv, sizeof bv, g % 11 ? "%d" : "NULL", g % 7 - 3);
+        if (g % 17 == 0)
+            snprintf(sv, sizeof sv, "NULL");
+        else if (g % 13 == 0)
+            snprintf(sv, sizeof sv, "''");
+        else
+            snprintf(sv, sizeof sv, "'group %d with a tail past a word'", g);
+        snprintf(line, sizeof line, "%s|%s|%d|3", bv, sv, g - G / 2);
+        t_rows_add(&want, line);
+    }
+    t_rows_sort(&want);
+    cs_col_batch *b[ROWS / BATCH + 1];
+    int nb = 0;
+    for (int64_t r = 0; r < ROWS; r += BATCH) {
+        int64_t n = ROWS - r < BATCH ? ROWS - r : BATCH;
+        b[nb++] = t_batch(schema,
+                          (cs_column *[]){t_fixed(T(CS_TYPE_BYTE), b8 + r, n, bvalid + r),
+                                          t_strings((const char *const *)str + r, n),
+                                          t_fixed(T(CS_TYPE_INT), i32 + r, n, NULL)},
+                          n);
+    }
+    cs_agg_spec count = {CS_AGG_COUNT_STAR, -1, NULL}, fin = {CS_AGG_COUNT_STAR, 3, NULL};
+    cs_error err = {0};
+    cs_sql_exec_ctx ctx = t_ctx();
+    cs_task_memory tm;
+    cs_task_memory_init(&tm, 1 << 20);
+    cs_col_allocator alloc;
+    cs_col_allocator_init(&alloc, &tm);
+    cs_sql_exec_ctx small = ctx;
+    small.alloc = &alloc;
+    small.task_memory = &tm;
+    for (int run = 0; run < 3; run++) {
+        for (int i = 0; i < nb; i++)
+            cs_col_batch_ref(b[i]);
+        cs_sql_op *op;
+        if (run < 2) {
+            op = cs_sql_op_hash_aggregate(t_leaf(schema, b, nb), CS_AGG_COMPLETE, (int[]){0, 1, 2},
+                                          3, &count, 1, &err);
+        } else {
+            cs_sql_op *partial = cs_sql_op_hash_aggregate(t_leaf(schema, b, nb), CS_AGG_PARTIAL,
+                                                          (int[]){0, 1, 2}, 3, &count, 1, &err);
+            op =
+                cs_sql_op_hash_aggregate(partial, CS_AGG_FINAL, (int[]){0, 1, 2}, 3, &fin, 1, &err);
+        }
+        assert_non_null(op);
+        t_rows got = t_run(op, run == 1 ? &small : &ctx);
+        assert_int_equal(got.rc, CS_OK);
+        if (run == 1) assert_true(op->metrics.spill_count > 0);
+        assert_int_equal(got.n, want.n);
+        t_rows_sort(&got);
+        assert_true(t_rows_equal(&want, &got));
+        t_rows_free(&got);
+        cs_sql_op_free(op);
+    }
+    assert_int_equal(tm.used, 0);
+    t_rows_free(&want);
+    for (int i = 0; i < nb; i++)
+        cs_col_batch_unref(b[i]);
+    for (int64_t r = 0; r < ROWS; r++)
+        free(str[r]);
+    free(str);
+    free(b8);
+    free(i32);
+    free(bvalid);
+    cs_col_type_unref(schema);
+}
+
 static void test_bad_arguments_are_refused(void **state)
 {
     cs_col_type *schema = gen_schema();
@@ -787,6 +883,7 @@ int main(void)
         cmocka_unit_test(test_integral_keys_of_each_width_with_nulls),
         cmocka_unit_test(test_partial_that_does_not_reduce_streams),
         cmocka_unit_test(test_many_groups_each_found_again_through_growth),
+        cmocka_unit_test(test_integral_and_string_keys_spilled_and_in_memory),
         cmocka_unit_test(test_bad_arguments_are_refused),
         cmocka_unit_test(test_struct_keys_and_collected_structs),
     };

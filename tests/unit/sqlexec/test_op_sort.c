@@ -4,7 +4,8 @@
  * (bytewise unsigned, a prefix first, embedded zero bytes, ascending and descending), NULLS
  * FIRST/LAST with ASC/DESC; a multi-key stable sort of a generated input against qsort in the
  * test; sorted runs spilled under a small task memory equal to the in-memory sort; TopN equal to
- * sort + offset + limit; Limit/Offset across batch boundaries, stopping its child.
+ * sort + offset + limit, also when rows tying with its worst kept row keep arriving; Limit/Offset
+ * across batch boundaries, stopping its child.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -303,6 +304,47 @@ static void test_top_n_equals_sort_then_limit(void **state)
     free(g);
 }
 
+/* ORDER BY a ASC NULLS LAST alone, stable: every value of a is tied by ~200 rows spread over
+ * all batches, so rows tying with the TopN's worst kept row keep arriving after its first shrink
+ * (they must not enter: they sort after it) and rows sorting before it are held as partial
+ * batches. */
+static int grow_cmp_a(const void *x, const void *y)
+{
+    const grow *p = x, *q = y;
+    if (p->a_null != q->a_null) return p->a_null ? 1 : -1;
+    if (!p->a_null && p->a != q->a) return p->a < q->a ? -1 : 1;
+    return (p->id > q->id) - (p->id < q->id);
+}
+
+static void test_top_n_ties_with_its_worst_row_arriving_later(void **state)
+{
+    int64_t n = 20000;
+    grow *g = gen_rows(n, 29);
+    grow *sorted = malloc(sizeof *sorted * (size_t)n);
+    memcpy(sorted, g, sizeof *sorted * (size_t)n);
+    qsort(sorted, (size_t)n, sizeof *sorted, grow_cmp_a);
+    const cs_sort_key key = {0, false, false};
+    int64_t limits[] = {1, 10, 250, 1500};
+    cs_sql_exec_ctx ctx = t_ctx();
+    for (int c = 0; c < 4; c++) {
+        cs_error err = {0};
+        cs_sql_op *op = cs_sql_op_top_n(grow_op(g, n, 1024), &key, 1, limits[c], 3, &err);
+        t_rows got = t_run(op, &ctx);
+        assert_int_equal(got.rc, CS_OK);
+        assert_int_equal(got.n, limits[c]);
+        for (int64_t i = 0; i < limits[c]; i++) {
+            const grow *w = &sorted[3 + i];
+            char want[64];
+            snprintf(want, sizeof want, "%lld|'%s'|%lld", (long long)w->a, w->b, (long long)w->id);
+            assert_string_equal(got.row[i], want);
+        }
+        t_rows_free(&got);
+        cs_sql_op_free(op);
+    }
+    free(sorted);
+    free(g);
+}
+
 static void test_limit_offset_across_batches(void **state)
 {
     int64_t n = 50;
@@ -344,6 +386,7 @@ int main(void)
         cmocka_unit_test(test_multi_key_stable_sort_equals_reference),
         cmocka_unit_test(test_spilled_runs_merge_to_the_in_memory_order),
         cmocka_unit_test(test_top_n_equals_sort_then_limit),
+        cmocka_unit_test(test_top_n_ties_with_its_worst_row_arriving_later),
         cmocka_unit_test(test_limit_offset_across_batches),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
