@@ -20,12 +20,16 @@ CTEST_ARGS ?= --output-on-failure
 
 all: build
 
-# `all` also installs the pinned PySpark package (scripts/install-spark.sh, a cache dir, once): the
-# Spark Connect server's C code is generated from the .proto files its jar carries (configure time,
-# src/CMakeLists.txt), and the tests run Spark as their judge.
+# `all` also installs the pinned PySpark package (scripts/install-spark.sh, a cache dir, once), as
+# the tests run Spark as their judge, and the pinned pyspark-client 4.1.3 package
+# (scripts/install-pyspark-client.sh 4.1): the Spark Connect server's C code is generated at
+# configure time from the newest protocol installed (scripts/connect-protos.sh: 4.1.3's
+# descriptors, else the 4.0.1 jar's .proto files), so it must be there before the first configure
+# for a fresh machine's build to serve 4.1 clients as a warm one does.
 deps:
 	@bash scripts/install-deps.sh all
 	@bash scripts/install-spark.sh >/dev/null
+	@bash scripts/install-pyspark-client.sh 4.1 >/dev/null
 
 deps-core:
 	@bash scripts/install-deps.sh core
