@@ -654,6 +654,20 @@ void cs_tv_format_date(int64_t days, cs_sbuf *out)
     cs_sbuf_printf(out, "%04lld-%02d-%02d", (long long)y, m, d);
 }
 
+void cs_tv_format_local_timestamp(int64_t micros, cs_sbuf *out)
+{
+    int64_t day = cs_tv_day_of(micros), rest = micros - day * CS_MICROS_PER_DAY, s = rest / 1000000;
+    int f = (int)(rest % 1000000), digits = 6;
+    cs_tv_format_date(day, out);
+    cs_sbuf_printf(out, " %02d:%02d:%02d", (int)(s / 3600), (int)(s / 60 % 60), (int)(s % 60));
+    if (!f) return;
+    while (f % 10 == 0) {
+        f /= 10;
+        digits--;
+    }
+    cs_sbuf_printf(out, ".%0*d", digits, f);
+}
+
 void cs_line_split_range(const char *buf, size_t n, size_t start, size_t length, size_t *lo,
                          size_t *hi)
 {

@@ -71,6 +71,10 @@ void cs_tv_format_float(double v, cs_sbuf *out); /* Float.toString of (float)v *
 /* Unscaled value with `scale` digits after the point: "-12.50". */
 void cs_tv_format_decimal(__int128 unscaled, int scale, cs_sbuf *out);
 void cs_tv_format_date(int64_t days, cs_sbuf *out);
+/* "yyyy-MM-dd HH:mm:ss[.f]" of local microseconds, as Spark casts a timestamp to a string: the
+ * fraction only when not zero, without trailing zeros (java.time's appendFraction(MICRO_OF_SECOND,
+ * 0, 6, true)). */
+void cs_tv_format_local_timestamp(int64_t micros, cs_sbuf *out);
 
 /* Base64 as Jackson reads and writes binary values (Base64Variants.MIME_NO_LINEFEEDS: the
  * standard alphabet, '=' padding required, no line breaks; white space only between groups of

@@ -95,21 +95,6 @@ static int reject(const conv *c, vrows *r, int64_t i, const cs_col_type *t)
 
 static int convert(const conv *c, vrows *r, const cs_col_type *t, cs_column **out);
 
-/* "yyyy-MM-dd HH:mm:ss[.f]" of local microseconds, as Spark casts a timestamp to a string. */
-static void put_timestamp(int64_t us, cs_sbuf *out)
-{
-    int64_t day = cs_tv_day_of(us), rest = us - day * CS_MICROS_PER_DAY, s = rest / 1000000;
-    int f = (int)(rest % 1000000), digits = 6;
-    cs_tv_format_date(day, out);
-    cs_sbuf_printf(out, " %02d:%02d:%02d", (int)(s / 3600), (int)(s / 60 % 60), (int)(s % 60));
-    if (!f) return;
-    while (f % 10 == 0) {
-        f /= 10;
-        digits--;
-    }
-    cs_sbuf_printf(out, ".%0*d", digits, f);
-}
-
 static int to_string(const conv *c, vrows *r, cs_column **out)
 {
     cs_col_builder *b = cs_col_builder_new(c->k->alloc, cs_col_type_primitive(CS_TYPE_STRING));
@@ -138,11 +123,11 @@ static int to_string(const conv *c, vrows *r, cs_column **out)
             break;
         case CS_VT_TIMESTAMP: {
             int64_t us = cs_variant_long(x);
-            put_timestamp(cs_px_zone_utc_to_local_us(c->zone, us), &sb);
+            cs_tv_format_local_timestamp(cs_px_zone_utc_to_local_us(c->zone, us), &sb);
             break;
         }
         case CS_VT_TIMESTAMP_NTZ:
-            put_timestamp(cs_variant_long(x), &sb);
+            cs_tv_format_local_timestamp(cs_variant_long(x), &sb);
             break;
         case CS_VT_UUID:
             cs_variant_to_json(x, NULL, NULL, &sb);

@@ -292,23 +292,6 @@ static void put_quoted(cs_sbuf *out, const uint8_t *s, size_t n)
     cs_sbuf_putc(out, '"');
 }
 
-/* "yyyy-MM-dd HH:mm:ss[.f]" of local microseconds: the fraction only when not zero, without
- * trailing zeros (java.time's appendFraction(MICRO_OF_SECOND, 0, 6, true)). */
-static void put_local(int64_t us, cs_sbuf *out)
-{
-    int64_t day = cs_tv_day_of(us), rest = us - day * CS_MICROS_PER_DAY;
-    cs_tv_format_date(day, out);
-    int64_t s = rest / 1000000;
-    int f = (int)(rest % 1000000), digits = 6;
-    cs_sbuf_printf(out, " %02d:%02d:%02d", (int)(s / 3600), (int)(s / 60 % 60), (int)(s % 60));
-    if (!f) return;
-    while (f % 10 == 0) {
-        f /= 10;
-        digits--;
-    }
-    cs_sbuf_printf(out, ".%0*d", digits, f);
-}
-
 bool cs_variant_to_json(const cs_variant *v, cs_variant_zone_fn zone, void *zarg, cs_sbuf *out)
 {
     switch (cs_variant_type(v)) {
@@ -358,7 +341,7 @@ bool cs_variant_to_json(const cs_variant *v, cs_variant_zone_fn zone, void *zarg
         int64_t secs = us >= 0 ? us / 1000000 : -((-us + 999999) / 1000000);
         int32_t off = zone ? zone(zarg, secs) : 0;
         cs_sbuf_putc(out, '"');
-        put_local(us + (int64_t)off * 1000000, out);
+        cs_tv_format_local_timestamp(us + (int64_t)off * 1000000, out);
         int a = off < 0 ? -off : off;
         cs_sbuf_printf(out, "%c%02d:%02d", off < 0 ? '-' : '+', a / 3600, a / 60 % 60);
         cs_sbuf_putc(out, '"');
@@ -366,7 +349,7 @@ bool cs_variant_to_json(const cs_variant *v, cs_variant_zone_fn zone, void *zarg
     }
     case CS_VT_TIMESTAMP_NTZ:
         cs_sbuf_putc(out, '"');
-        put_local(cs_variant_long(v), out);
+        cs_tv_format_local_timestamp(cs_variant_long(v), out);
         cs_sbuf_putc(out, '"');
         return true;
     case CS_VT_UUID: {
