@@ -538,10 +538,12 @@ static cs_logical_plan *resolve_table_function(cs_an_ctx *c, const cs_logical_pl
         return range_plan(c, v[0], v[1], v[2], v[3]);
     }
     const cs_fn_info *gen = name && p->n_parts <= 1 ? cs_fn_lookup(name) : NULL;
+    if (!gen && name && p->n_parts <= 1) gen = cs_fn_lookup_table_function(name);
     if (gen && gen->kind == CS_FN_GENERATOR) {
         /* FROM explode(xs): Spark's generator table function is SELECT explode(xs) over one row */
         cs_sql_expr *call = cs_sql_expr_new(c->a, CS_EX_UNRESOLVED_FUNC, p->n_exprs);
         call->name = name;
+        call->table_function = true;
         call->line = p->line;
         call->pos = p->pos;
         if (p->n_exprs) memcpy(call->args, p->exprs, sizeof *call->args * (size_t)p->n_exprs);
@@ -567,6 +569,15 @@ int cs_an_generator_columns(const cs_sql_expr *gen, const char **names, cs_col_t
 {
     cs_col_type *in = gen->args[0]->type;
     int n = 0;
+    if (gen->fn && strcmp(gen->fn, "variant_explode") == 0) { /* Spark's VariantExplode */
+        names[0] = "pos";
+        types[0] = cs_col_type_primitive(CS_TYPE_INT);
+        names[1] = "key";
+        types[1] = cs_col_type_primitive(CS_TYPE_STRING);
+        names[2] = "value";
+        types[2] = cs_col_type_variant();
+        return 3;
+    }
     if (gen->fn && strcmp(gen->fn, "posexplode") == 0) {
         names[n] = "pos";
         types[n++] = cs_col_type_primitive(CS_TYPE_INT);
@@ -603,6 +614,18 @@ static cs_logical_plan *resolve_generate(cs_an_ctx *c, const cs_logical_plan *p)
     if (!(g->children[0] = cs_an_plan(c, p->children[0]))) return NULL;
     cs_logical_plan *child = g->children[0];
     cs_an_scope s = {child->output, child->n_output, c->outer};
+    const cs_sql_expr *pg = p->generator;
+    if (pg->kind == CS_EX_UNRESOLVED_FUNC && !pg->table_function && !cs_fn_lookup(pg->name) &&
+        cs_fn_lookup_table_function(pg->name)) { /* LATERAL VIEW of a table-valued function */
+        cs_sql_error_set(c->err, CS_EINVAL, "ROUTINE_NOT_FOUND", "42883",
+                         "The routine `%s`.`%s` cannot be found. Verify the spelling and "
+                         "correctness of the schema and catalog.\nIf you did not qualify the name "
+                         "with a schema and catalog, verify the current_schema() output, or "
+                         "qualify the name with the correct schema and catalog.\nTo tolerate the "
+                         "error on drop use DROP ... IF EXISTS.",
+                         cs_catalog_current_database(c->cat), pg->name);
+        return NULL;
+    }
     cs_sql_expr *gen = cs_an_expr(c, p->generator, &s, CS_AN_ALLOW_GENERATOR);
     if (!gen) return NULL;
     g->generator = gen;

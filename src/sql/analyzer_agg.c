@@ -604,6 +604,7 @@ static cs_logical_plan *extract_generator(cs_an_ctx *c, cs_logical_plan *child, 
     for (int i = 0; i < *n; i++) {
         const cs_sql_expr *v = strip_alias((*list)[i]);
         const cs_fn_info *f = v->kind == CS_EX_FUNC && v->fn ? cs_fn_lookup(v->fn) : NULL;
+        if (!f && v->kind == CS_EX_FUNC && v->fn) f = cs_fn_lookup_table_function(v->fn);
         if (f && f->kind == CS_FN_GENERATOR) at = i;
     }
     if (at < 0) return child;

@@ -345,6 +345,7 @@ static cs_sql_expr *resolve_function(cs_an_ctx *c, const cs_sql_expr *e, const c
     }
     const cs_fn_info *f =
         cs_fn_lookup(e->n_args == 1 && strcmp(e->name, "-") == 0 ? "negative" : e->name);
+    if (!f && e->table_function) f = cs_fn_lookup_table_function(e->name);
     /* a persistent function: f of the current database, db.f or spark_catalog.db.f */
     const cs_catalog_function *pf = NULL;
     const char *dot = f ? NULL : strrchr(e->name, '.');

@@ -42,6 +42,9 @@ const cs_fn_info *cs_fn_lookup(const char *name);
  * registered function has an engine kernel. */
 int cs_fn_count(void);
 const cs_fn_info *cs_fn_at(int i);
+/* A builtin that is a table-valued function only (Spark's TableFunctionRegistry: not in
+ * cs_fn_lookup, nor SHOW FUNCTIONS' list), or NULL: variant_explode and variant_explode_outer. */
+const cs_fn_info *cs_fn_lookup_table_function(const char *name);
 
 /* A builtin's description (function_docs.c): Spark's class name and usage line, either NULL
  * when not known here. Static. */

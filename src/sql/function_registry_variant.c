@@ -6,6 +6,12 @@
  *   parse_json(s), try_parse_json(s)   a STRING (NULL is cast) -> VARIANT
  *   is_variant_null(v)                 VARIANT -> BOOLEAN, never null
  *   schema_of_variant(v)               VARIANT -> STRING
+ *   schema_of_variant_agg(v)           the aggregate: VARIANT -> STRING, never null
+ *   variant_explode(v), variant_explode_outer(v)
+ *                                      the generator (pos, key, value), a table-valued function
+ *                                      only, as Spark registers it (cs_fn_lookup_table_function:
+ *                                      FROM f(...) and LATERAL f(...), not a select list or
+ *                                      LATERAL VIEW)
  *   to_variant_object(x)               a struct, map (string keys) or array -> VARIANT
  *                                      (DATATYPE_MISMATCH.CAST_WITHOUT_SUGGESTION otherwise)
  *   variant_get(v, path[, type]), try_variant_get(...)
@@ -29,6 +35,7 @@
 #include "sqlexec/variant_codec.h"
 
 #define S CS_FN_SCALAR
+#define AG CS_FN_AGGREGATE
 const fn_entry cs_fn_variant_functions[] = {
     FN("parse_json", "parse_json", 1, 1, S, R_SPECIAL, "", ""),
     FN("try_parse_json", "try_parse_json", 1, 1, S, R_SPECIAL, "", ""),
@@ -37,10 +44,24 @@ const fn_entry cs_fn_variant_functions[] = {
     FN("to_variant_object", "to_variant_object", 1, 1, S, R_SPECIAL, "", ""),
     FN("variant_get", "variant_get", 2, 3, S, R_SPECIAL, "", ""),
     FN("try_variant_get", "try_variant_get", 2, 3, S, R_SPECIAL, "", ""),
+    FNN("schema_of_variant_agg", "schema_of_variant_agg", 1, 1, AG, R_SPECIAL, "", ""),
 };
 #undef S
+#undef AG
 const int cs_fn_variant_count =
     (int)(sizeof cs_fn_variant_functions / sizeof cs_fn_variant_functions[0]);
+
+static const fn_entry table_functions[] = {
+    FN("variant_explode", "variant_explode", 1, 1, CS_FN_GENERATOR, R_SPECIAL, "", ""),
+    FN("variant_explode_outer", "variant_explode", 1, 1, CS_FN_GENERATOR, R_SPECIAL, "", ""),
+};
+
+const cs_fn_info *cs_fn_lookup_table_function(const char *name)
+{
+    for (size_t i = 0; i < sizeof table_functions / sizeof table_functions[0]; i++)
+        if (cs_str_ieq(table_functions[i].info.name, name)) return &table_functions[i].info;
+    return NULL;
+}
 
 static int need_variant(const cs_sql_expr *e, int i, cs_error *err)
 {
@@ -124,6 +145,20 @@ int cs_fn_resolve_variant(cs_sql_arena *a, cs_sql_expr *e, cs_error *err)
             return cs_fn_err_unexpected_type(err, e, 0, "\"STRING\"", e->args[0]);
         e->type = cs_col_type_variant();
         e->nullable = f[0] == 't' || e->args[0]->nullable;
+        return 0;
+    }
+    if (strcmp(f, "variant_explode") == 0) {
+        if (e->args[0]->type->id == CS_TYPE_NULL)
+            e->args[0] = cs_tc_cast(a, e->args[0], cs_col_type_variant());
+        if ((rc = need_variant(e, 0, err)) != 0) return rc;
+        e->type = cs_col_type_variant();
+        e->nullable = true;
+        return 0;
+    }
+    if (strcmp(f, "schema_of_variant_agg") == 0) {
+        if ((rc = need_variant(e, 0, err)) != 0) return rc;
+        e->type = cs_col_type_primitive(CS_TYPE_STRING);
+        e->nullable = false;
         return 0;
     }
     if (strcmp(f, "is_variant_null") == 0 || strcmp(f, "schema_of_variant") == 0) {

@@ -357,12 +357,31 @@ static cs_logical_plan *unpivot_clause(cs_sqlp *p, cs_logical_plan *q)
     return u;
 }
 
-/* FROM r, r, ... [LATERAL VIEW ...] [PIVOT (...)] [UNPIVOT (...)] */
+/* , LATERAL f(args) [[AS] alias]: a generator called as a lateral table-valued function (Spark's
+ * lateral join of a generator), the Generate of f over the relations before it */
+static cs_logical_plan *lateral_function(cs_sqlp *p, cs_logical_plan *q, const cs_sql_token *t)
+{
+    cs_sqlp_next(p); /* LATERAL */
+    cs_logical_plan *g = unary(p, CS_LP_GENERATE, q, t);
+    g->generator = cs_sqlp_primary(p);
+    if (g->generator->kind != CS_EX_UNRESOLVED_FUNC)
+        cs_sqlp_syntax_error(p, cs_sqlp_peek(p, 0));
+    else
+        g->generator->table_function = true;
+    if (cs_sqlp_accept_kw(p, "AS") || cs_sqlp_can_be_alias(p, 0)) g->alias = cs_sqlp_ident(p);
+    return g;
+}
+
+/* FROM r, r, ..., [LATERAL f(...)] [LATERAL VIEW ...] [PIVOT (...)] [UNPIVOT (...)] */
 static cs_logical_plan *from_clause(cs_sqlp *p)
 {
     cs_logical_plan *q = relation(p);
     while (cs_sqlp_is_op(p, 0, ",")) {
         cs_sql_token *t = cs_sqlp_next(p);
+        if (cs_sqlp_is_kw(p, 0, "LATERAL") && cs_sqlp_is_ident(p, 1) && cs_sqlp_is_op(p, 2, "(")) {
+            q = lateral_function(p, q, t);
+            continue;
+        }
         cs_logical_plan *j = plan_at(p, CS_LP_JOIN, 2, t);
         j->children[0] = q;
         j->children[1] = relation(p);

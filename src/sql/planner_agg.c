@@ -203,6 +203,7 @@ static int agg_item_of(cs_pl_ctx *c, const cs_sql_expr *a, agg_item *it)
                {"percentile", CS_AGG_PERCENTILE},
                {"percentile_disc", CS_AGG_PERCENTILE_DISC},
                {"histogram_numeric", CS_AGG_HISTOGRAM_NUMERIC},
+               {"schema_of_variant_agg", CS_AGG_SCHEMA_OF_VARIANT},
                {"median", CS_AGG_PERCENTILE},
                {"bit_and", CS_AGG_BIT_AND},
                {"bit_or", CS_AGG_BIT_OR},
@@ -909,6 +910,8 @@ int cs_pl_generate(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out)
         kind = CS_GEN_INLINE;
     else if (strcmp(g->fn, "stack") == 0)
         kind = CS_GEN_STACK;
+    else if (strcmp(g->fn, "variant_explode") == 0)
+        kind = CS_GEN_VARIANT_EXPLODE;
     else
         goto unsupported;
     int n_args = kind == CS_GEN_STACK ? g->n_args - 1 : 1;

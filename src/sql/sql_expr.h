@@ -127,6 +127,7 @@ struct cs_sql_expr {
     /* functions */
     const char *fn;      /* FUNC, AGG: canonical name (sqlexec/pexpr.h's names) */
     bool distinct;       /* UNRESOLVED_FUNC, AGG */
+    bool table_function; /* UNRESOLVED_FUNC called as a table-valued function (FROM f(...)) */
     bool ignore_nulls;   /* first(x) IGNORE NULLS, lag(...) IGNORE NULLS */
     cs_sql_expr *filter; /* agg(x) FILTER (WHERE ...) */
     /* percentile_cont(p) / percentile_disc(p) WITHIN GROUP (ORDER BY x [DESC]): the SORT_ORDER

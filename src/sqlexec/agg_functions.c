@@ -141,8 +141,9 @@ const char *cs_agg_fn_name(cs_agg_fn fn)
                                         "regr_avgx",
                                         "regr_avgy",
                                         "percentile_disc",
-                                        "histogram_numeric"};
-    _Static_assert(sizeof names / sizeof names[0] == CS_AGG_HISTOGRAM_NUMERIC + 1,
+                                        "histogram_numeric",
+                                        "schema_of_variant_agg"};
+    _Static_assert(sizeof names / sizeof names[0] == CS_AGG_SCHEMA_OF_VARIANT + 1,
                    "a name for every aggregate function");
     return (size_t)fn < sizeof names / sizeof names[0] ? names[fn] : "aggregate";
 }

@@ -40,6 +40,8 @@
  *       1 / accuracy) with Spark's insert, compress, merge and query, the result cast back to
  *       the argument's type (truncation, as Spark's toInt / toLong). The buffer is one binary
  *       column: the compressed summary (relative error, count, then value, g, delta triples).
+ *   schema_of_variant_agg   Spark's SchemaOfVariantAgg (agg_variant.c); the buffer is the
+ *       merged schema's byte form (binary), the result its text.
  *
  * The state arithmetic of the moments, covariance and correlation lives in agg_moments.c, the
  * value-collecting aggregates (collect_list / collect_set, percentile, mode) in agg_collect.c,
@@ -74,6 +76,7 @@ enum {
     X_PERCENTILE,
     X_MODE,
     X_HIST,
+    X_VSCHEMA, /* agg_variant.c */
 };
 
 static bool numeric_id(cs_type_id id)
@@ -221,6 +224,15 @@ int cs_sql_agg_ext_bind(cs_sql_agg *a, const cs_agg_spec *spec, cs_error *err)
         a->state_size = 8; /* the group's histogram in the arena */
         return 1;
     }
+    case CS_AGG_SCHEMA_OF_VARIANT:
+        if (!t || !cs_col_type_is_variant(t)) return cs_sql_agg_bad_arg(fn, t, err), -1;
+        a->impl = X_VSCHEMA;
+        a->n_buf = 1;
+        a->buf_types[0] = bin;
+        a->buf_names[0] = "schema";
+        a->result_type = cs_col_type_primitive(CS_TYPE_STRING);
+        a->state_size = 8; /* the group's schema bytes in the arena */
+        return 1;
     case CS_AGG_MAX_BY:
     case CS_AGG_MIN_BY:
         if (!t || !cs_sql_key_type_ok(t)) return cs_sql_agg_bad_arg(fn, t, err), -1;
@@ -455,6 +467,8 @@ int cs_sql_agg_ext_update(const cs_sql_agg *a, uint8_t *states, size_t stride, c
         }
         return CS_OK;
     }
+    case X_VSCHEMA:
+        return cs_sql_vschema_update(a, states, stride, gid, in, row0, n, arena, err);
     case X_HIST:
         for (int64_t k = 0; k < n; k++)
             if (cs_column_is_valid(in, row0 + k))
@@ -555,6 +569,8 @@ int cs_sql_agg_ext_merge(const cs_sql_agg *a, uint8_t *states, size_t stride, co
         }
         return CS_OK;
     }
+    case X_VSCHEMA:
+        return cs_sql_vschema_merge(a, states, stride, gid, bufs[0], n, arena, err);
     case X_HIST:
         for (int64_t i = 0; i < n; i++) {
             if (!cs_column_is_valid(bufs[0], i)) continue;
@@ -684,6 +700,9 @@ void cs_sql_agg_ext_export(const cs_sql_agg *a, const uint8_t *states, size_t st
         free(len);
         return;
     }
+    case X_VSCHEMA:
+        bufs[0] = cs_sql_vschema_export(a, states, stride, g0, n, alloc);
+        return;
     case X_HIST: {
         cs_col_builder *b = cs_col_builder_new(alloc, cs_col_type_primitive(CS_TYPE_BINARY));
         cs_sbuf sb = {0};
@@ -881,6 +900,8 @@ int cs_sql_agg_ext_evaluate(const cs_sql_agg *a, const uint8_t *states, size_t s
         free(v);
         return CS_OK;
     }
+    case X_VSCHEMA:
+        return cs_sql_vschema_evaluate(a, states, stride, g0, n, alloc, out, err);
     case X_HIST:
         *out = histogram_column(a, states, stride, g0, n, alloc);
         return CS_OK;

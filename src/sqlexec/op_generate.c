@@ -2,7 +2,9 @@
  * op_generate.c — Generate (Spark's GenerateExec) for the built-in generators: explode and
  * posexplode of an array (`col`, with `pos` first) or a map (`key`, `value`), inline of an array
  * of structs (the struct's fields; a null element gives a row of nulls, as Spark's Inline) and
- * stack(n, a1, ..., ak) (n rows of ceil(k / n) columns col0, col1, ..., missing values null).
+ * stack(n, a1, ..., ak) (n rows of ceil(k / n) columns col0, col1, ..., missing values null)
+ * and variant_explode of a variant (pos, key, value: each batch's variants are made into the
+ * array of their entries by variant_explode.c, then generated as inline).
  * Every output row is the input row's columns followed by one generated row; OUTER keeps one row
  * of nulls for an input whose array or map is null or empty (explode_outer & co.).
  *
@@ -32,8 +34,9 @@ typedef struct gen_op {
     int stack_cols;
     bool outer;
     cs_col_batch *in;
-    int64_t at;      /* next input row of `in` */
-    int64_t *counts; /* rows each input row of `in` generates */
+    cs_column *entries; /* variant_explode: in's variants as arrays of entries */
+    int64_t at;         /* next input row of `in` */
+    int64_t *counts;    /* rows each input row of `in` generates */
     int64_t counts_cap;
     int32_t *row_of, *elem_of, *pos_of;
     int64_t out_cap;
@@ -83,7 +86,9 @@ static cs_col_batch *generate_rows(gen_op *g, int64_t r0, int64_t r1, int64_t to
 {
     cs_col_allocator *al = g->base.ctx->alloc;
     cs_col_batch *in = g->in;
-    const cs_column *src = g->kind == CS_GEN_STACK ? NULL : in->columns[g->input];
+    const cs_column *src = g->kind == CS_GEN_STACK ? NULL
+                           : g->entries            ? g->entries
+                                                   : in->columns[g->input];
     ensure_out(g, total > 0 ? total : 1);
     int64_t k = 0;
     for (int64_t i = r0; i < r1; i++) {
@@ -116,7 +121,7 @@ static cs_col_batch *generate_rows(gen_op *g, int64_t r0, int64_t r1, int64_t to
             cols[c] =
                 cs_sql_gather(g->base.schema->fields[c].type, one, NULL, g->elem_of, total, al);
         }
-    } else if (g->kind == CS_GEN_INLINE) {
+    } else if (g->kind == CS_GEN_INLINE || g->kind == CS_GEN_VARIANT_EXPLODE) {
         cs_column *st = src->children[0];
         for (int64_t r = 0; r < total; r++) /* a null struct element: a row of nulls */
             if (g->elem_of[r] >= 0 && !cs_column_is_valid(st, g->elem_of[r])) g->elem_of[r] = -1;
@@ -176,6 +181,11 @@ static int gen_next(cs_sql_op *op, cs_col_batch **out, cs_error *err)
                 g->counts = cs_xmalloc(sizeof *g->counts * (size_t)g->counts_cap);
             }
             const cs_column *src = g->kind == CS_GEN_STACK ? NULL : b->columns[g->input];
+            if (g->kind == CS_GEN_VARIANT_EXPLODE) {
+                g->entries = cs_sql_variant_entries(src, b->num_rows, op->ctx->alloc, err);
+                if (!g->entries) return err->code;
+                src = g->entries;
+            }
             for (int64_t i = 0; i < b->num_rows; i++)
                 g->counts[i] = rows_of(g, src, i);
         }
@@ -188,6 +198,8 @@ static int gen_next(cs_sql_op *op, cs_col_batch **out, cs_error *err)
         if (r1 >= g->in->num_rows) {
             cs_col_batch_unref(g->in);
             g->in = NULL;
+            cs_column_unref(g->entries);
+            g->entries = NULL;
         }
         if (b) {
             *out = b;
@@ -201,6 +213,8 @@ static void gen_close(cs_sql_op *op)
     gen_op *g = (gen_op *)op;
     cs_col_batch_unref(g->in);
     g->in = NULL;
+    cs_column_unref(g->entries);
+    g->entries = NULL;
     cs_sql_op_close(op->children[0]);
 }
 
@@ -215,7 +229,8 @@ static void gen_destroy(cs_sql_op *op)
     free(g);
 }
 
-static const char *const gen_names[] = {"explode", "posexplode", "inline", "stack"};
+static const char *const gen_names[] = {"explode", "posexplode", "inline", "stack",
+                                        "variant_explode"};
 
 static void gen_explain(const cs_sql_op *op, cs_sbuf *out)
 {
@@ -282,13 +297,16 @@ cs_sql_op *cs_sql_op_generate(cs_sql_op *child, cs_generator_kind kind, int inpu
                           input, in->n_fields);
     } else {
         gt = in->fields[input].type;
-        bool ok = kind == CS_GEN_INLINE
+        bool ok = kind == CS_GEN_VARIANT_EXPLODE ? cs_col_type_is_variant(gt)
+                  : kind == CS_GEN_INLINE
                       ? gt->id == CS_TYPE_ARRAY && gt->fields[0].type->id == CS_TYPE_STRUCT
                       : gt->id == CS_TYPE_ARRAY || gt->id == CS_TYPE_MAP;
         if (!ok)
             rc = cs_error_set(err, CS_EINVAL, "Generate: %s takes %s, not column %s",
                               gen_names[kind],
-                              kind == CS_GEN_INLINE ? "an array of structs" : "an array or a map",
+                              kind == CS_GEN_VARIANT_EXPLODE ? "a variant"
+                              : kind == CS_GEN_INLINE        ? "an array of structs"
+                                                             : "an array or a map",
                               in->fields[input].name);
     }
     if (rc != CS_OK) {
@@ -304,8 +322,10 @@ cs_sql_op *cs_sql_op_generate(cs_sql_op *child, cs_generator_kind kind, int inpu
     g->args = cs_xcalloc((size_t)(g->n_args > 0 ? g->n_args : 1), sizeof *g->args);
     if (g->n_args) memcpy(g->args, args, sizeof *args * (size_t)n_args);
     g->stack_cols = kind == CS_GEN_STACK ? (int)((n_args + stack_rows - 1) / stack_rows) : 0;
+    cs_col_type *entries = kind == CS_GEN_VARIANT_EXPLODE ? cs_sql_variant_entries_type() : NULL;
+    if (entries) gt = entries;
     int n_gen = kind == CS_GEN_STACK ? g->stack_cols
-                : kind == CS_GEN_INLINE
+                : kind == CS_GEN_INLINE || entries
                     ? gt->fields[0].type->n_fields
                     : (gt->id == CS_TYPE_MAP ? 2 : 1) + (kind == CS_GEN_POSEXPLODE);
     cs_col_field *f = cs_xcalloc((size_t)(in->n_fields + n_gen), sizeof *f);
@@ -324,6 +344,10 @@ cs_sql_op *cs_sql_op_generate(cs_sql_op *child, cs_generator_kind kind, int inpu
         const cs_col_type *st = gt->fields[0].type;
         for (int s = 0; s < st->n_fields; s++)
             add_field(f, &n, st->fields[s].name, st->fields[s].type, true);
+    } else if (entries) { /* Spark's VariantExplode: pos and value never null but for OUTER */
+        const cs_col_type *st = gt->fields[0].type;
+        for (int s = 0; s < st->n_fields; s++)
+            add_field(f, &n, st->fields[s].name, st->fields[s].type, outer || s == 1);
     } else {
         if (kind == CS_GEN_POSEXPLODE)
             add_field(f, &n, "pos", cs_col_type_primitive(CS_TYPE_INT), outer);
@@ -336,6 +360,7 @@ cs_sql_op *cs_sql_op_generate(cs_sql_op *child, cs_generator_kind kind, int inpu
     }
     cs_col_type *schema = cs_col_type_struct(f, n);
     free(f);
+    cs_col_type_unref(entries);
     for (int s = 0; names && s < g->stack_cols; s++)
         free(names[s]);
     free(names);

@@ -318,7 +318,7 @@ static int agg_from(decoder *d, const Cspark__SqlAgg *pb, const cs_col_type *inp
 {
     memset(out, 0, sizeof *out);
     if (!pb) return bad(d, "an aggregate is missing");
-    if (pb->fn < CS_AGG_COUNT_STAR || pb->fn > CS_AGG_HISTOGRAM_NUMERIC)
+    if (pb->fn < CS_AGG_COUNT_STAR || pb->fn > CS_AGG_SCHEMA_OF_VARIANT)
         return bad(d, "unknown aggregate function %d", pb->fn);
     if (ordinal_ok(d, "an aggregate's input", pb->input, pb->fn == CS_AGG_COUNT_STAR ? -1 : 0,
                    input))
@@ -583,7 +583,7 @@ static int fields_from(decoder *d, const Cspark__SqlPlanNode *pb, cs_phys_node *
         }
         return CS_OK;
     case CS_PH_GENERATE:
-        if (pb->generator < CS_GEN_EXPLODE || pb->generator > CS_GEN_STACK)
+        if (pb->generator < CS_GEN_EXPLODE || pb->generator > CS_GEN_VARIANT_EXPLODE)
             return bad(d, "unknown generator %d", pb->generator);
         if (ordinal_ok(d, "the generator's input", pb->generator_input, -1, in) ||
             ordinals_ok(d, "a generator argument", pb->generator_args, pb->n_generator_args, 0, in))

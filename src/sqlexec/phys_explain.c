@@ -507,8 +507,11 @@ static void args(const cs_phys_node *n, const cs_phys_node *parent, cs_sbuf *out
         return;
     }
     case CS_PH_GENERATE: {
-        static const char *const gens[] = {"explode", "posexplode", "inline", "stack"};
-        int g = n->generator >= CS_GEN_EXPLODE && n->generator <= CS_GEN_STACK ? n->generator : 0;
+        static const char *const gens[] = {"explode", "posexplode", "inline", "stack",
+                                           "variant_explode"};
+        int g = n->generator >= CS_GEN_EXPLODE && n->generator <= CS_GEN_VARIANT_EXPLODE
+                    ? n->generator
+                    : 0;
         cs_sbuf_printf(out, " %s(", gens[g]);
         if (n->generator == CS_GEN_STACK) {
             cs_sbuf_printf(out, "%lld, ", (long long)n->stack_rows);

@@ -94,8 +94,9 @@ typedef enum cs_agg_fn {
     CS_AGG_REGR_SXY,
     CS_AGG_REGR_AVGX,
     CS_AGG_REGR_AVGY,
-    CS_AGG_PERCENTILE_DISC,  /* percentile_disc: the first value whose cumulative share >= p */
-    CS_AGG_HISTOGRAM_NUMERIC /* param: the number of bins */
+    CS_AGG_PERCENTILE_DISC,   /* percentile_disc: the first value whose cumulative share >= p */
+    CS_AGG_HISTOGRAM_NUMERIC, /* param: the number of bins */
+    CS_AGG_SCHEMA_OF_VARIANT  /* schema_of_variant_agg: the merged schema of variants */
 } cs_agg_fn;
 
 typedef struct cs_agg_spec {
@@ -255,10 +256,11 @@ typedef struct cs_window_fn {
 } cs_window_fn;
 
 typedef enum cs_generator_kind {
-    CS_GEN_EXPLODE,    /* array -> col; map -> key, value */
-    CS_GEN_POSEXPLODE, /* pos, then as explode */
-    CS_GEN_INLINE,     /* array of structs -> the struct's fields */
-    CS_GEN_STACK       /* stack(n, ...): generator_args columns in rows of n */
+    CS_GEN_EXPLODE,        /* array -> col; map -> key, value */
+    CS_GEN_POSEXPLODE,     /* pos, then as explode */
+    CS_GEN_INLINE,         /* array of structs -> the struct's fields */
+    CS_GEN_STACK,          /* stack(n, ...): generator_args columns in rows of n */
+    CS_GEN_VARIANT_EXPLODE /* variant -> pos, key, value (variant_explode.c's entries) */
 } cs_generator_kind;
 
 /* Spark's WindowExec: the input arrives sorted by the partition keys, then the order keys (the

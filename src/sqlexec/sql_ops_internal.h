@@ -327,6 +327,27 @@ int cs_sql_hist_merge(cs_sql_hist *h, const uint8_t *buf, int32_t len, cs_sql_ar
 /* The wire form of h (NULL: an empty histogram of nbins) in out (reset first). */
 void cs_sql_hist_bytes(const cs_sql_hist *h, int nbins, cs_sbuf *out);
 
+/* ---- agg_variant.c: schema_of_variant_agg ---- */
+
+int cs_sql_vschema_update(const cs_sql_agg *a, uint8_t *states, size_t stride, const int32_t *gid,
+                          const cs_column *in, int64_t row0, int64_t n, cs_sql_arena *arena,
+                          cs_error *err);
+int cs_sql_vschema_merge(const cs_sql_agg *a, uint8_t *states, size_t stride, const int32_t *gid,
+                         const cs_column *buf, int64_t n, cs_sql_arena *arena, cs_error *err);
+cs_column *cs_sql_vschema_export(const cs_sql_agg *a, const uint8_t *states, size_t stride,
+                                 int64_t g0, int64_t n, cs_col_allocator *alloc);
+int cs_sql_vschema_evaluate(const cs_sql_agg *a, const uint8_t *states, size_t stride, int64_t g0,
+                            int64_t n, cs_col_allocator *alloc, cs_column **out, cs_error *err);
+
+/* ---- variant_explode.c: Spark's VariantExplode entries for op_generate.c ---- */
+
+/* array<struct<pos: int, key: string, value: variant>> (one reference). */
+cs_col_type *cs_sql_variant_entries_type(void);
+/* Rows [0, n) of a variant column as their entries (an object's fields, an array's elements;
+ * none for the others); NULL + err on malformed bytes. */
+cs_column *cs_sql_variant_entries(const cs_column *in, int64_t n, cs_col_allocator *alloc,
+                                  cs_error *err);
+
 /* ---- agg_hll.c ---- */
 
 /* Spark's HyperLogLog++ at precision p (4..18): registers reg[0 .. 2^p) take a 64-bit hash; the

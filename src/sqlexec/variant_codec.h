@@ -144,5 +144,12 @@ typedef int32_t (*cs_variant_zone_fn)(void *arg, int64_t utc_seconds);
 bool cs_variant_to_json(const cs_variant *v, cs_variant_zone_fn zone, void *zarg, cs_sbuf *out);
 /* Spark's SchemaOfVariant text of v ("OBJECT<a: BIGINT>", "ARRAY<VARIANT>", ...). */
 bool cs_variant_schema(const cs_variant *v, cs_sbuf *out);
+/* schema_of_variant_agg's schema bytes (variant_schema.c's byte form; empty is VOID): appends
+ * v's schema; appends the merge (SchemaOfVariant.mergeSchema) of two; appends the text of one.
+ * The last two return false on malformed bytes. */
+void cs_variant_schema_encode(const cs_variant *v, cs_sbuf *out);
+bool cs_variant_schema_merge(const uint8_t *a, size_t al, const uint8_t *b, size_t bl,
+                             cs_sbuf *out);
+bool cs_variant_schema_print(const uint8_t *p, size_t n, cs_sbuf *out);
 
 #endif /* CSPARK_SQLEXEC_VARIANT_CODEC_H */

@@ -413,6 +413,7 @@ static cs_col_type *spark_json_type(json_t *j)
         if (strcmp(s, "decimal") == 0) return cs_col_type_decimal(10, 0, NULL);
         if (strncmp(s, "char(", 5) == 0 || strncmp(s, "varchar(", 8) == 0)
             return cs_col_type_primitive(CS_TYPE_STRING);
+        if (strcmp(s, "variant") == 0) return cs_col_type_variant(); /* group value, metadata */
         return NULL;
     }
     const char *kind = json_string_value(json_object_get(j, "type"));

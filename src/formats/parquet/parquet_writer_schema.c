@@ -299,6 +299,7 @@ static json_t *struct_json(const cs_col_type *t)
 static json_t *type_json(const cs_col_type *t)
 {
     json_t *o;
+    if (cs_col_type_is_variant(t)) return json_string("variant"); /* its group of two binaries */
     switch (t->id) {
     case CS_TYPE_STRUCT:
         return struct_json(t);

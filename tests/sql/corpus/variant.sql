@@ -59,3 +59,30 @@ SELECT variant_get(parse_json('{"a":1}'), '$.a', 'string'), variant_get(v, p, 'i
 SELECT try_variant_get(parse_json('[1]'), p, 'int') FROM VALUES ('x') AS t(p);
 SELECT to_json(parse_json('{"a":1}')) IS NULL, parse_json('"\\ud83d\\ude00"'), hex(to_json(parse_json('{"\\ud83d\\ude00":1,"\\uffff":2}')));
 SELECT array(parse_json('"x"'), parse_json('null')), map('k', parse_json('"s"')), named_struct('a', parse_json('"q"'));
+-- schema_of_variant_agg (Spark's SchemaOfVariantAgg): the merged schema of a group's variants.
+SELECT schema_of_variant_agg(v) FROM VALUES (parse_json('{"a":1}')), (parse_json('{"b":"x","a":2.5}')), (NULL) AS t(v);
+SELECT schema_of_variant_agg(v) FROM VALUES (CAST(NULL AS VARIANT)) AS t(v) WHERE false;
+SELECT schema_of_variant_agg(v), schema_of_variant_agg(parse_json('null')) FROM VALUES (CAST(NULL AS VARIANT)) AS t(v);
+SELECT k, schema_of_variant_agg(v) FROM VALUES (1, parse_json('1')), (1, parse_json('1.5')), (2, parse_json('"s"')), (2, parse_json('[1]')), (3, parse_json('null')), (4, parse_json('[{"a":1e0},{"b":true}]')), (4, parse_json('[{"a":1,"c":[]}]')), (5, parse_json('12345678901234567890')), (5, parse_json('0.000001')) AS t(k, v) GROUP BY k;
+SELECT k, schema_of_variant_agg(v) FROM (SELECT id % 3 AS k, parse_json(CASE WHEN id % 2 = 0 THEN '{"x":' || id || '}' ELSE '{"y":"' || id || '"}' END) AS v FROM range(0, 5000, 1, 4)) GROUP BY k;
+SELECT schema_of_variant_agg(v) FROM (SELECT parse_json(CASE WHEN id = 2999 THEN '{"z":[1.5]}' ELSE '{"k' || (id % 7) || '":' || id || '}' END) AS v FROM range(0, 3000, 1, 3));
+SELECT schema_of_variant_agg(1);
+SELECT schema_of_variant_agg(parse_json('{"a b":1}')), typeof(schema_of_variant_agg(parse_json('1')));
+-- variant_explode / variant_explode_outer (Spark's VariantExplode): table-valued functions only.
+SELECT * FROM variant_explode(parse_json('{"b":1,"a":[2,3],"c":{"d":null}}'));
+SELECT * FROM variant_explode(parse_json('[1,"x",null,{"k":2}]'));
+SELECT * FROM variant_explode(parse_json('1'));
+SELECT * FROM variant_explode_outer(parse_json('1'));
+SELECT * FROM variant_explode(NULL);
+SELECT * FROM variant_explode_outer(NULL);
+SELECT * FROM variant_explode(parse_json('[]'));
+SELECT * FROM variant_explode_outer(parse_json('{}'));
+SELECT pos, key, schema_of_variant(value), to_json(value) FROM variant_explode(parse_json('{"a":{"b":[1]},"c":"s"}'));
+SELECT id, pos, key, value FROM VALUES (1, parse_json('{"x":true}')), (2, parse_json('5')), (3, parse_json('[7,8]')) AS t(id, v), LATERAL variant_explode_outer(v);
+SELECT id, pos, key, value FROM VALUES (1, parse_json('{"x":true}')), (2, parse_json('5')), (3, parse_json('[7,8]')) AS t(id, v), LATERAL variant_explode(v);
+SELECT e.pos, e.key, variant_get(e.value, '$', 'int') FROM VALUES (parse_json('{"p":1,"q":2}')) AS t(v), LATERAL variant_explode(v) AS e;
+SELECT count(*), sum(pos) FROM range(0, 1000, 1, 2) AS r, LATERAL variant_explode(parse_json('[' || r.id || ',' || (r.id + 1) || ']'));
+SELECT * FROM variant_explode(1);
+SELECT * FROM variant_explode(parse_json('1'), 2);
+SELECT variant_explode(parse_json('[1,2]'));
+SELECT id, p FROM VALUES (1, parse_json('[1]')) AS t(id, v) LATERAL VIEW variant_explode(v) e AS p, k, w;
