@@ -194,16 +194,15 @@ bool cs_scheduler_reads_from(scheduler *s, const char *executor_id)
 void cs_scheduler_shuffle_holdings(scheduler *s, void (*fn)(void *, const char *, bool), void *arg)
 {
     pthread_mutex_lock(&s->outputs_lock);
-    int nlive;
-    int *live = cs_dag_live_shuffles(s, &nlive);
-    for (int k = 0; k < nlive; k++) {
-        const shuffle_slot *slot = cs_dag_shuffle(s, live[k]);
+    size_t pos = 0;
+    uint64_t key, val; /* any order: the caller counts holdings per executor */
+    while (cs_hmap_next(&s->shuffles, &pos, &key, &val)) {
+        const shuffle_slot *slot = (const shuffle_slot *)(uintptr_t)val;
         const map_outputs *o = &slot->outputs;
         for (int m = 0; o->maps && m < o->num_maps; m++)
             if (o->maps[m]) fn(arg, o->maps[m]->executor_id, slot->active);
     }
     pthread_mutex_unlock(&s->outputs_lock);
-    free(live);
 }
 
 /* Shuffle tracking: the shuffles this job writes or reads are active while it runs.
