@@ -116,31 +116,42 @@ def tree_rss(root):
 
 
 def run_measured(cmd, cwd, env, stdout_path, stderr_path, timeout):
-    """Runs cmd; returns {whole_s, rss_mb, rc} (rc 124 when killed at the timeout)."""
+    """Runs cmd; returns {whole_s, rss_mb, rc} (rc 124 when killed at the timeout).
+
+    The process is reaped by a blocking wait, so the whole time ends when the process does; a
+    thread samples the process tree's memory every 100 ms meanwhile and kills the session at the
+    timeout (a polling loop would round every time up to its next poll)."""
     with open(stdout_path, "wb") as out, open(stderr_path, "wb") as err:
         t0 = time.monotonic()
         p = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=out, stderr=err,
                              stdin=subprocess.DEVNULL, start_new_session=True)
-        peak, rc, ru = 0, None, None
-        while rc is None:
-            pid, status, ru = os.wait4(p.pid, os.WNOHANG)
-            if pid == p.pid:
-                rc = os.waitstatus_to_exitcode(status)
-                break
-            peak = max(peak, tree_rss(p.pid))
-            if time.monotonic() - t0 > timeout:
-                os.killpg(p.pid, 9)
-                _, status, ru = os.wait4(p.pid, 0)
-                rc = 124
-                break
-            time.sleep(0.1)
+        ended = threading.Event()
+        sampled = {"peak": 0, "killed": False}
+
+        def sample():
+            while not ended.wait(0.1):
+                sampled["peak"] = max(sampled["peak"], tree_rss(p.pid))
+                if time.monotonic() - t0 > timeout:
+                    sampled["killed"] = True
+                    try:
+                        os.killpg(p.pid, 9)
+                    except OSError:
+                        pass
+                    return
+
+        sampler = threading.Thread(target=sample, daemon=True)
+        sampler.start()
+        _, status, ru = os.wait4(p.pid, 0)
         whole = time.monotonic() - t0
+        ended.set()
+        sampler.join()
+        rc = 124 if sampled["killed"] else os.waitstatus_to_exitcode(status)
         p.returncode = rc  # reaped above: keep Popen from waiting again
     try:  # descendants left in the session (none expected): end them
         os.killpg(p.pid, 9)
     except OSError:
         pass
-    peak = max(peak, ru.ru_maxrss * 1024 if ru else 0)
+    peak = max(sampled["peak"], ru.ru_maxrss * 1024)
     return {"whole_s": whole, "rss_mb": peak / 1e6, "rc": rc}
 
 
