@@ -177,10 +177,12 @@ PRELUDE
         echo "spark.kubernetes.authenticate.driver.serviceAccountName spark" >>"$T/conf/spark-defaults.conf"
         echo "kubectl apply -f '$SRC/deploy/rbac.yaml' >/dev/null || fail 'deploy/rbac.yaml refused'"
         if [ "$K8S_CLUSTER" = real ]; then
-            # the pod history kubesim keeps, recorded from a watch
-            echo "/usr/bin/python3 '$SRC/tests/k8s/lib/pod_history.py' record '$T/pods.jsonl' & PH_PID=\$!"
+            # the pod history kubesim keeps, recorded from a watch. The Python client writes the
+            # kubeconfig's certificates to temporary files it removes only at a clean exit, and the
+            # recorder is killed: they go under the test's directory, removed with it.
+            echo "TMPDIR='$T' /usr/bin/python3 '$SRC/tests/k8s/lib/pod_history.py' record '$T/pods.jsonl' & PH_PID=\$!"
             echo "trap 'kill \$PH_PID 2>/dev/null' EXIT"
-            echo "pod_history() { sleep 1; /usr/bin/python3 '$SRC/tests/k8s/lib/pod_history.py' render '$T/pods.jsonl'; }"
+            echo "pod_history() { sleep 1; TMPDIR='$T' /usr/bin/python3 '$SRC/tests/k8s/lib/pod_history.py' render '$T/pods.jsonl'; }"
         else
             echo "pod_history() { kubectl get --raw /kubesim/pod-history; }"
         fi
