@@ -204,14 +204,14 @@ static int put_value(cs_vb *vb, const cs_column *c, int64_t i)
     case CS_TYPE_ARRAY: {
         const int32_t *off = cs_column_offsets(c);
         size_t n = (size_t)(off[i + 1] - off[i]), start = cs_vb_pos(vb);
-        uint32_t *offs = cs_xmalloc((n ? n : 1) * sizeof *offs);
+        size_t room = cs_vb_room_take(vb, n);
         int rc = 0;
         for (size_t e = 0; e < n && !rc; e++) {
-            offs[e] = (uint32_t)(cs_vb_pos(vb) - start);
+            cs_vb_room(vb, room)[e].offset = (uint32_t)(cs_vb_pos(vb) - start);
             rc = put_value(vb, c->children[0], off[i] + (int64_t)e);
         }
-        if (!rc) cs_vb_finish_array(vb, start, offs, n);
-        free(offs);
+        if (!rc) cs_vb_finish_array(vb, start, cs_vb_room(vb, room), n);
+        cs_vb_room_give(vb, room);
         return rc;
     }
     case CS_TYPE_STRUCT:
@@ -220,23 +220,23 @@ static int put_value(cs_vb *vb, const cs_column *c, int64_t i)
         const int32_t *off = map ? cs_column_offsets(c) : NULL;
         int64_t lo = map ? off[i] : 0, hi = map ? off[i + 1] : t->n_fields;
         size_t n = (size_t)(hi - lo), start = cs_vb_pos(vb);
-        cs_vb_field *f = cs_xmalloc((n ? n : 1) * sizeof *f);
+        size_t room = cs_vb_room_take(vb, n);
         int rc = 0;
         for (int64_t e = lo; e < hi && !rc; e++) {
-            cs_vb_field *fe = &f[e - lo];
+            uint32_t id;
             if (map) {
                 int32_t kl;
                 const uint8_t *key = cs_column_bytes(c->children[0], e, &kl);
-                fe->id = cs_vb_key(vb, (const char *)key, (size_t)kl);
+                id = cs_vb_key(vb, (const char *)key, (size_t)kl);
             } else {
-                fe->id = cs_vb_key(vb, t->fields[e].name, strlen(t->fields[e].name));
+                id = cs_vb_key(vb, t->fields[e].name, strlen(t->fields[e].name));
             }
-            fe->offset = (uint32_t)(cs_vb_pos(vb) - start);
+            cs_vb_room(vb, room)[e - lo] = (cs_vb_field){id, (uint32_t)(cs_vb_pos(vb) - start)};
             rc = map ? put_value(vb, c->children[1], e) : put_value(vb, c->children[e], i);
         }
         /* a struct repeating a field name fails, as Spark's builder without duplicate keys */
-        if (!rc) rc = cs_vb_finish_object(vb, start, f, n);
-        free(f);
+        if (!rc) rc = cs_vb_finish_object(vb, start, cs_vb_room(vb, room), n);
+        cs_vb_room_give(vb, room);
         return rc;
     }
     default:

@@ -46,6 +46,8 @@ struct cs_vb {
     uint32_t n_slots;
     uint8_t *meta;
     size_t meta_len, meta_cap;
+    cs_vb_field *room; /* the containers' fields being written, innermost last */
+    size_t room_len, room_cap;
 };
 
 static void reserve(uint8_t **p, size_t *cap, size_t need)
@@ -96,6 +98,7 @@ void cs_vb_free(cs_vb *b)
     free(b->key_off);
     free(b->slots);
     free(b->meta);
+    free(b->room);
     free(b);
 }
 
@@ -104,6 +107,7 @@ void cs_vb_reset(cs_vb *b)
     b->len = 0;
     b->keys_len = 0;
     b->n_keys = 0;
+    b->room_len = 0;
     if (b->slots) memset(b->slots, 0, b->n_slots * sizeof *b->slots);
 }
 
@@ -326,7 +330,7 @@ int cs_vb_finish_object(cs_vb *b, size_t start, cs_vb_field *f, size_t n)
     return 0;
 }
 
-void cs_vb_finish_array(cs_vb *b, size_t start, const uint32_t *offsets, size_t n)
+void cs_vb_finish_array(cs_vb *b, size_t start, const cs_vb_field *elems, size_t n)
 {
     size_t data = b->len - start;
     bool large = n > 0xFF;
@@ -339,8 +343,32 @@ void cs_vb_finish_array(cs_vb *b, size_t start, const uint32_t *offsets, size_t 
     put_le(p + 1, n, size_bytes);
     uint8_t *offs = p + 1 + size_bytes;
     for (size_t i = 0; i < n; i++)
-        put_le(offs + i * (size_t)off_size, offsets[i], off_size);
+        put_le(offs + i * (size_t)off_size, elems[i].offset, off_size);
     put_le(offs + n * (size_t)off_size, data, off_size);
+}
+
+size_t cs_vb_room_take(cs_vb *b, size_t n)
+{
+    size_t base = b->room_len;
+    if (base + n > b->room_cap) {
+        size_t c = b->room_cap ? b->room_cap : 16;
+        while (c < base + n)
+            c *= 2;
+        b->room = cs_xrealloc(b->room, c * sizeof *b->room);
+        b->room_cap = c;
+    }
+    b->room_len = base + n;
+    return base;
+}
+
+cs_vb_field *cs_vb_room(cs_vb *b, size_t base)
+{
+    return b->room + base;
+}
+
+void cs_vb_room_give(cs_vb *b, size_t base)
+{
+    b->room_len = base;
 }
 
 void cs_vb_result(cs_vb *b, const uint8_t **value, size_t *value_len, const uint8_t **metadata,
@@ -449,34 +477,29 @@ static int build(cs_vb *b, json_t *v, numbers *nb)
         return put_number(b, t, n);
     }
     case JSON_ARRAY: {
-        size_t n = json_array_size(v), start = b->len;
-        uint32_t *offs = cs_xmalloc((n ? n : 1) * sizeof *offs);
-        for (size_t i = 0; i < n; i++) {
-            offs[i] = (uint32_t)(b->len - start);
-            if (build(b, json_array_get(v, i), nb)) {
-                free(offs);
-                return -1;
-            }
+        size_t n = json_array_size(v), start = b->len, room = cs_vb_room_take(b, n);
+        int rc = 0;
+        for (size_t i = 0; i < n && !rc; i++) {
+            cs_vb_room(b, room)[i].offset = (uint32_t)(b->len - start);
+            rc = build(b, json_array_get(v, i), nb);
         }
-        cs_vb_finish_array(b, start, offs, n);
-        free(offs);
-        return 0;
+        if (!rc) cs_vb_finish_array(b, start, cs_vb_room(b, room), n);
+        cs_vb_room_give(b, room);
+        return rc;
     }
     case JSON_OBJECT: {
-        size_t n = json_object_size(v), start = b->len, i = 0;
-        cs_vb_field *f = cs_xmalloc((n ? n : 1) * sizeof *f);
+        size_t n = json_object_size(v), start = b->len, i = 0, room = cs_vb_room_take(b, n);
         const char *key;
         json_t *x;
         int rc = 0;
         json_object_foreach(v, key, x)
         {
-            f[i].id = cs_vb_key(b, key, strlen(key));
-            f[i].offset = (uint32_t)(b->len - start);
-            i++;
+            uint32_t id = cs_vb_key(b, key, strlen(key));
+            cs_vb_room(b, room)[i++] = (cs_vb_field){id, (uint32_t)(b->len - start)};
             if ((rc = build(b, x, nb)) != 0) break;
         }
-        if (!rc) rc = cs_vb_finish_object(b, start, f, n);
-        free(f);
+        if (!rc) rc = cs_vb_finish_object(b, start, cs_vb_room(b, room), n);
+        cs_vb_room_give(b, room);
         return rc;
     }
     }
@@ -542,9 +565,7 @@ int cs_vb_copy(cs_vb *b, const cs_variant *v)
     cs_vt t = cs_variant_type(v);
     if (t == CS_VT_BAD) return -1;
     if (t == CS_VT_OBJECT || t == CS_VT_ARRAY) {
-        size_t n = cs_variant_size(v), start = b->len;
-        cs_vb_field *f = cs_xmalloc((n ? n : 1) * sizeof *f);
-        uint32_t *offs = cs_xmalloc((n ? n : 1) * sizeof *offs);
+        size_t n = cs_variant_size(v), start = b->len, room = cs_vb_room_take(b, n);
         int rc = 0;
         for (size_t i = 0; i < n && !rc; i++) {
             cs_variant x;
@@ -556,14 +577,13 @@ int cs_vb_copy(cs_vb *b, const cs_variant *v)
                 rc = -1;
                 break;
             }
-            offs[i] = (uint32_t)(b->len - start);
-            if (t == CS_VT_OBJECT) f[i] = (cs_vb_field){cs_vb_key(b, (const char *)k, kl), offs[i]};
+            uint32_t id = t == CS_VT_OBJECT ? cs_vb_key(b, (const char *)k, kl) : 0;
+            cs_vb_room(b, room)[i] = (cs_vb_field){id, (uint32_t)(b->len - start)};
             rc = cs_vb_copy(b, &x);
         }
-        if (!rc && t == CS_VT_OBJECT) rc = cs_vb_finish_object(b, start, f, n);
-        if (!rc && t == CS_VT_ARRAY) cs_vb_finish_array(b, start, offs, n);
-        free(f);
-        free(offs);
+        if (!rc && t == CS_VT_OBJECT) rc = cs_vb_finish_object(b, start, cs_vb_room(b, room), n);
+        if (!rc && t == CS_VT_ARRAY) cs_vb_finish_array(b, start, cs_vb_room(b, room), n);
+        cs_vb_room_give(b, room);
         return rc;
     }
     size_t size = cs_variant_value_size(v);

@@ -92,8 +92,17 @@ uint32_t cs_vb_key(cs_vb *b, const char *key, size_t n);
 /* Ends an object whose field data was written from `start`: sorts fields by key and writes the
  * header; -1 when two fields have the same key (nothing changed then), else 0. */
 int cs_vb_finish_object(cs_vb *b, size_t start, cs_vb_field *fields, size_t n);
-/* Ends an array whose n elements were written from `start` at offsets[i] (from start). */
-void cs_vb_finish_array(cs_vb *b, size_t start, const uint32_t *offsets, size_t n);
+/* Ends an array whose n elements were written from `start`, element i at elems[i].offset (from
+ * start; the ids are not read). */
+void cs_vb_finish_array(cs_vb *b, size_t start, const cs_vb_field *elems, size_t n);
+/* Room for a container's n fields (or element offsets) while its values are written: a stack in
+ * the builder, so a nested value takes no allocation of its own once the stack has grown.
+ * cs_vb_room_take returns the room's base; cs_vb_room(b, base) points at it until the next take
+ * (a nested container's take may move it: index it again after writing a value);
+ * cs_vb_room_give(b, base) gives back that room and every one taken after it. */
+size_t cs_vb_room_take(cs_vb *b, size_t n);
+cs_vb_field *cs_vb_room(cs_vb *b, size_t base);
+void cs_vb_room_give(cs_vb *b, size_t base);
 /* The finished variant: value and metadata bytes (borrowed until reset/free). */
 void cs_vb_result(cs_vb *b, const uint8_t **value, size_t *value_len, const uint8_t **metadata,
                   size_t *metadata_len);
