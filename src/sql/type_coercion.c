@@ -5,9 +5,13 @@
  */
 #include "sql/type_coercion.h"
 
+#include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "columnar/col_builder.h"
+#include "common/err.h"
 
 bool cs_tc_is_integral(const cs_col_type *t)
 {
@@ -277,6 +281,35 @@ static cs_col_type *wider_complex(cs_sql_arena *a, cs_col_type *x, cs_col_type *
         return cs_sql_arena_keep_type(
             a, cs_col_type_map(cs_col_type_ref(k), cs_col_type_ref(v),
                                x->fields[1].nullable || y->fields[1].nullable));
+    }
+    if (x->id == CS_TYPE_STRUCT && !x->variant && !y->variant && x->n_fields == y->n_fields) {
+        /* findTypeForComplex: field by field, names equal under the (case-insensitive) resolver;
+         * two spellings of one name give the first's in lower case */
+        int n = x->n_fields, k = 0;
+        cs_col_field *f = cs_xcalloc((size_t)(n ? n : 1), sizeof *f);
+        for (; k < n; k++) {
+            const cs_col_field *fx = &x->fields[k], *fy = &y->fields[k];
+            cs_col_type *t =
+                strcasecmp(fx->name, fy->name) == 0 ? cs_tc_wider(a, fx->type, fy->type) : NULL;
+            if (!t) break;
+            f[k].name = cs_xstrdup(fx->name);
+            if (strcmp(fx->name, fy->name) != 0)
+                for (char *c = f[k].name; *c; c++)
+                    *c = (char)tolower((unsigned char)*c);
+            f[k].type = cs_col_type_ref(t);
+            f[k].nullable = fx->nullable || fy->nullable;
+        }
+        cs_col_type *st = NULL;
+        if (k == n) {
+            st = cs_sql_arena_keep_type(a, cs_col_type_struct(f, n)); /* takes the types */
+        } else {
+            for (int i = 0; i < k; i++)
+                cs_col_type_unref(f[i].type);
+        }
+        for (int i = 0; i < k; i++)
+            free(f[i].name);
+        free(f);
+        return st;
     }
     return NULL;
 }

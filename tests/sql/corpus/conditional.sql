@@ -38,3 +38,8 @@ SELECT greatest(1, 5, 3), least(1, 5, 3), greatest(1, NULL, 3), least('b', 'a');
 SELECT isnull(NULL), isnotnull(1), nanvl(CAST('NaN' AS DOUBLE), 1.0D), equal_null(NULL, NULL);
 SELECT CASE WHEN 1 > 0 THEN 'yes' END, CASE WHEN 1 < 0 THEN 'yes' END;
 SELECT n, CASE WHEN s IS NULL THEN 'missing' WHEN length(s) > 6 THEN 'long' ELSE s END FROM c;
+SELECT array(named_struct('x', 1, 'y', array(1, 2)), named_struct('x', 2L, 'y', array())), typeof(array(named_struct('x', 1, 'y', array(1, 2)), named_struct('x', 2L, 'y', array())));
+SELECT coalesce(named_struct('a', 1, 'B', 'u'), named_struct('A', 2.5, 'B', NULL)), typeof(coalesce(named_struct('a', 1, 'B', 'u'), named_struct('A', 2.5, 'B', NULL)));
+SELECT if(true, named_struct('a', array(1)), named_struct('a', array(NULL))), nvl(NULL, named_struct('k', map('x', 1)));
+SELECT coalesce(named_struct('a', 1), named_struct('b', 1));
+SELECT array(named_struct('a', 1), named_struct('a', 1, 'b', 2));

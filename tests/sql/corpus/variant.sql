@@ -86,3 +86,5 @@ SELECT * FROM variant_explode(1);
 SELECT * FROM variant_explode(parse_json('1'), 2);
 SELECT variant_explode(parse_json('[1,2]'));
 SELECT id, p FROM VALUES (1, parse_json('[1]')) AS t(id, v) LATERAL VIEW variant_explode(v) e AS p, k, w;
+SELECT to_json(CAST(array(array(1, 2), array(), NULL, array(3)) AS VARIANT)), to_json(CAST(array(array(array('a')), array(array(), array('b', 'c'))) AS VARIANT));
+SELECT to_json(parse_json('{"b": [{"d": [1, {"e": []}], "c": {}}, [[], [[2]]]], "a": {"z": {"y": [true]}}}'));
