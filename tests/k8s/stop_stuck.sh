@@ -89,8 +89,10 @@ expect_nothing_left "stop-reg"
 
 # ---- 5. the driver SIGKILLed: its executors end by themselves
 marks
-"\$SUBMIT" "\${COMMON[@]}" --deploy-mode client --name stop-gone --class stuck "\$JOBS" "$T/marks" \
-    >"$T/gone.out" 2>"$T/gone.err" &
+# (its local directory, which a SIGKILLed driver cannot remove, under the test's directory)
+mkdir -p "$T/gone-local"
+"\$SUBMIT" "\${COMMON[@]}" --deploy-mode client --name stop-gone --conf spark.local.dir="$T/gone-local" \
+    --class stuck "\$JOBS" "$T/marks" >"$T/gone.out" 2>"$T/gone.err" &
 pid=\$!
 wait_for 90 started || { kill -9 \$pid; fail "stop-gone: the executors' tasks never started"; }
 kill -9 \$pid
