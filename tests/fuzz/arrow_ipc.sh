@@ -3,7 +3,7 @@
 # src/formats (flatbuf.c, arrow_ipc_*.c), src/columnar and what they use, and runs it for ~20 s
 # from a seed corpus of valid streams (the sample of every Spark type, one row, an empty stream:
 # written by the same file built with -DARROW_IPC_SEEDS) and a few malformed ones. $1 = build
-# directory. It runs in both CI passes, under AddressSanitizer and UBSan, as the other fuzzers do.
+# directory. It runs under AddressSanitizer and UBSan, in the normal CI pass, as the other fuzzers do.
 set -euo pipefail
 BUILD=${1:?usage: arrow_ipc.sh BUILD_DIR}
 SRC=${CSPARK_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}

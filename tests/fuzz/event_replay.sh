@@ -2,7 +2,7 @@
 # Builds the event-log replay fuzzer (clang -fsanitize=fuzzer,address,undefined) against
 # src/history/event_replay.c and the UI status store it feeds (src/ui/app_status*.c and what they
 # use), and runs it for ~20 s from a seed corpus of small Spark event logs. $1 = build directory.
-# It runs in both CI passes, as the other fuzzers do. A malloc over 64 MiB is a failure
+# It runs in the normal CI pass, as the other fuzzers do. A malloc over 64 MiB is a failure
 # (-malloc_limit_mb): replay must take memory in proportion to its input (issue 21, item 6).
 set -euo pipefail
 BUILD=${1:?usage: event_replay.sh BUILD_DIR}

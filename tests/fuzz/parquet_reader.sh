@@ -5,7 +5,7 @@
 # (scripts/install-pytools.sh): small files of every physical type, nested and null columns, each
 # encoding and codec, data pages v1 and v2, and the same files' column chunks alone (the
 # fuzzer's chunk mode, reaching the page decoders without a footer). $1 = build directory. It runs
-# in both CI passes, under AddressSanitizer and UBSan, as the other fuzzers do. Inputs that once
+# in the normal CI pass, under AddressSanitizer and UBSan, as the other fuzzers do. Inputs that once
 # broke the reader are kept in tests/fuzz/parquet_reader_seeds/ and run first.
 set -euo pipefail
 BUILD=${1:?usage: parquet_reader.sh BUILD_DIR}

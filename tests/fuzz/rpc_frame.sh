@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds the rpc frame-decoder fuzzer (clang -fsanitize=fuzzer,address,undefined) against
 # src/rpc/frame.c and the generated <build>/proto/cspark.pb-c.c, and runs it for ~20 s from a small
-# seed corpus. $1 = build directory. It runs in both CI passes (libFuzzer seeds each run
-# differently, so the sanitizer pass explores other inputs).
+# seed corpus. $1 = build directory. It runs in the normal CI pass (its
+# binary is sanitized whatever the pass), as the other fuzzers do.
 set -euo pipefail
 BUILD=${1:?usage: rpc_frame.sh BUILD_DIR}
 SRC=${CSPARK_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}

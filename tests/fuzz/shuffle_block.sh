@@ -3,8 +3,8 @@
 # stream and shuffle reader sources (src/records/recio.c, checksum.c, src/shuffle/shuffle.c and
 # what they use) and runs it for ~20 s from a seed corpus of valid segments (every codec x
 # checksum algorithm, written by the same file built with -DSHUFFLE_BLOCK_SEEDS). $1 = build
-# directory. It runs in both CI passes (libFuzzer seeds each run differently, so the sanitizer pass
-# explores other inputs), under AddressSanitizer and UBSan, as the RPC and kubesim fuzzers do.
+# directory. It runs in the normal CI pass, under AddressSanitizer and UBSan, as the RPC and kubesim
+# fuzzers do.
 set -euo pipefail
 BUILD=${1:?usage: shuffle_block.sh BUILD_DIR}
 SRC=${CSPARK_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}

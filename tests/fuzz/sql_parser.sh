@@ -4,7 +4,7 @@
 # builders the literals use and the formats' civil-day conversion, and runs it for ~20 s from a
 # seed corpus of statements (the TPC-H queries of tests/unit/sql/tpch_queries.h, DDL, literals of
 # every kind, hints, comments).
-# $1 = build directory. It runs in both CI passes, as the other fuzzers do.
+# $1 = build directory. It runs in the normal CI pass, as the other fuzzers do.
 set -euo pipefail
 BUILD=${1:?usage: sql_parser.sh BUILD_DIR}
 SRC=${CSPARK_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
