@@ -11,6 +11,8 @@
 #  4. a Dockerfile the image script cannot follow is refused in one line naming the instruction and
 #     its line, with nothing written; a second build reuses the cached Debian layer.
 # Usage: tests/kubesim/image_oci.sh BUILD_DIR
+# ctest-labels: no-asan (it checks the image script's packaging, no cspark program runs: the
+# sanitizer pass would repeat it)
 set -uo pipefail
 BUILD=$(cd "${1:?usage: $0 BUILD_DIR}" && pwd) || { echo "FAIL: no build dir" >&2; exit 1; }
 ROOT=${CSPARK_SOURCE_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
