@@ -16,7 +16,7 @@ ASAN      ?= build-asan
 PREFIX    ?= /usr/local
 CTEST_ARGS ?= --output-on-failure
 
-.PHONY: all deps deps-core deps-image deps-k8s build core build-asan image k8s run test test-normal test-asan bench bench-k8s bench-sql bench-clickbench bench-sql-sf10 install clean format demo-k8s
+.PHONY: all deps deps-core deps-image deps-k8s build core build-asan image k8s run test test-normal test-asan bench bench-k8s bench-sql bench-clickbench bench-sql-rdd bench-sql-sf10 install clean format demo-k8s
 
 all: build
 
@@ -99,6 +99,12 @@ bench-sql: build
 # real data set) on the same engines (results in bench/results/clickbench.md).
 bench-clickbench: build
 	@bash bench/sql/run.sh --suite clickbench --build $(BUILD) $(SQL_BENCH_ARGS)
+
+# SQL: the RDD benchmarks' word count, join and sort written in SQL (bench/sql/rdd/queries/) over
+# their generators' inputs as Parquet tables (200 MB of text, 2 M records: bench/spark_vs_cspark.sh's
+# sizes), on the same engines (results in bench/results/sql_rdd.md).
+bench-sql-rdd: build
+	@bash bench/sql/run.sh --suite rdd --build $(BUILD) $(SQL_BENCH_ARGS)
 
 # SQL at scale 10 (bench/results/sql_tpch_sf10.md), not part of test: cspark on
 # local-cluster[2,1,2560] with 2 GiB executors against Spark 4 (local[2], a 4 GiB heap: the same

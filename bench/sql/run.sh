@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # bench/sql/run.sh — the SQL benchmark (`make bench-sql`, `make bench-clickbench`, or
 # `bench/run.sh sql`): the 22 TPC-H queries, or with --suite clickbench the 43 ClickBench queries
-# over a generated ClickBench-shaped `hits` table, on cspark-sql, Apache Spark 4's spark-sql,
+# over a generated ClickBench-shaped `hits` table, or with --suite rdd the RDD benchmarks' word
+# count, join and sort written in SQL (bench/sql/rdd/queries/), on cspark-sql, Apache Spark 4's spark-sql,
 # DuckDB, DataFusion, Sail, cspark's and Spark's Connect servers over the same Parquet files, 2
 # cores, engines alternating query by query; whole-process and job-only times, peak RSS, ratios,
 # a check that all engines return the same rows. Not a test (about half an hour at scale 1);
 # tests/bench/sql_smoke.sh runs it small.
 #
-#   bench/sql/run.sh [--scale 1|10|...] [--suite tpch|clickbench] [--rows N]
+#   bench/sql/run.sh [--scale 1|10|...] [--suite tpch|clickbench|rdd] [--rows N]
+#                    [--text-bytes B] [--records N]
 #                    [--engines cspark,cspark-spill,spark,duckdb,datafusion,sail,cspark-connect,
 #                               spark-connect]
 #                    [--queries 1-22] [--build DIR] [--out FILE.md] [--no-all]
@@ -24,10 +26,13 @@
 # process (default 1800 s; a one-process run of all queries at scale 10 needs more).
 #
 # Steps: the data (bench/sql/tpch_data.sh: tpchgen-cli Parquet in a cache dir, made once;
-# ClickBench: bench/sql/clickbench/data.sh, --rows rows, default 10 M, made once), the peers
+# ClickBench: bench/sql/clickbench/data.sh, --rows rows, default 10 M, made once; RDD:
+# bench/sql/rdd/data.sh, --text-bytes of gen_text text, default 200 MB, and --records
+# gen_records records, default 2 M, the RDD bench's sizes, made once), the peers
 # (scripts/install-benchtools.sh; Spark from scripts/install-spark.sh, only when spark or
 # spark-connect is an engine), then bench/sql/tpch_bench.py, which runs, checks and writes FILE.md
-# (default bench/results/sql_tpch_sf<SCALE>.md, or bench/results/clickbench.md), FILE.json and
+# (default bench/results/sql_tpch_sf<SCALE>.md, bench/results/clickbench.md or
+# bench/results/sql_rdd.md), FILE.json and
 # FILE.png. The runs' own outputs go to BUILD/bench-sql/<FILE's name without .md>/.
 # --no-all skips the one-process runs; --all-concurrently runs them beside the per-query rounds
 # (a busy machine's time), --all-first before them (a run cut short keeps them); --resume keeps the rounds an interrupted run finished (recorded in
@@ -42,6 +47,8 @@ SCALE=1
 ENGINES=cspark,spark,duckdb,datafusion,sail,cspark-connect,spark-connect
 SUITE=tpch
 ROWS=10000000
+TEXT_BYTES=200000000
+RECORDS=2000000
 QUERIES=""
 BUILD=$SRC/build
 OUT=""
@@ -50,15 +57,17 @@ RESUME=0
 ARGS="$*"
 usage() {
   echo "bench/sql/run.sh: $*" >&2
-  echo "usage: bench/sql/run.sh [--scale S] [--suite tpch|clickbench] [--rows N] [--engines LIST] [--queries 1-22] [--build DIR] [--out FILE.md] [--no-all]" >&2
+  echo "usage: bench/sql/run.sh [--scale S] [--suite tpch|clickbench|rdd] [--rows N] [--text-bytes B] [--records N] [--engines LIST] [--queries 1-22] [--build DIR] [--out FILE.md] [--no-all]" >&2
   exit 2
 }
 while [ $# -gt 0 ]; do
   case "$1" in
     --scale) SCALE=${2:?--scale needs a number}; shift 2 ;;
     --engines) ENGINES=${2:?--engines needs a list}; shift 2 ;;
-    --suite) SUITE=${2:?--suite needs tpch or clickbench}; shift 2 ;;
+    --suite) SUITE=${2:?--suite needs tpch, clickbench or rdd}; shift 2 ;;
     --rows) ROWS=${2:?--rows needs a number}; shift 2 ;;
+    --text-bytes) TEXT_BYTES=${2:?--text-bytes needs a number}; shift 2 ;;
+    --records) RECORDS=${2:?--records needs a number}; shift 2 ;;
     --queries) QUERIES=${2:?--queries needs a list such as 1-22}; shift 2 ;;
     --build) BUILD=${2:?--build needs a directory}; shift 2 ;;
     --out) OUT=${2:?--out needs a file}; shift 2 ;;
@@ -79,10 +88,13 @@ done
 case "$SUITE" in
   tpch) QUERIES=${QUERIES:-1-22} ;;
   clickbench) QUERIES=${QUERIES:-1-43} ;;
-  *) usage "--suite must be tpch or clickbench (got '$SUITE')" ;;
+  rdd) QUERIES=${QUERIES:-1-3} ;;
+  *) usage "--suite must be tpch, clickbench or rdd (got '$SUITE')" ;;
 esac
 [[ "$QUERIES" =~ ^[0-9,-]+$ ]] || usage "--queries must look like 1-22 or 1,3,5 (got '$QUERIES')"
 [[ "$ROWS" =~ ^[1-9][0-9]*$ ]] || usage "--rows must be a positive integer (got '$ROWS')"
+[[ "$TEXT_BYTES" =~ ^[1-9][0-9]*$ ]] || usage "--text-bytes must be a positive integer (got '$TEXT_BYTES')"
+[[ "$RECORDS" =~ ^[1-9][0-9]*$ ]] || usage "--records must be a positive integer (got '$RECORDS')"
 BUILD=$(cd "$BUILD" 2>/dev/null && pwd) || usage "no build directory $BUILD"
 log() { echo "bench/sql: $*" >&2; }
 
@@ -92,6 +104,11 @@ if [ "$SUITE" = clickbench ]; then
   DATA=$("$SRC/bench/sql/clickbench/data.sh" "$ROWS" "$PY") || exit 1
   SUITE_ARGS=(--suite clickbench --rows "$ROWS" --seed 20130701)
   DATA_VERSION="hits_gen.py (generated data)"
+elif [ "$SUITE" = rdd ]; then
+  OUT=${OUT:-$SRC/bench/results/sql_rdd.md}
+  DATA=$("$SRC/bench/sql/rdd/data.sh" "$TEXT_BYTES" "$RECORDS" "$PY" "$BUILD/bin") || exit 1
+  SUITE_ARGS=(--suite rdd --text-bytes "$TEXT_BYTES" --rows "$RECORDS")
+  DATA_VERSION="gen_text, gen_records (generated data)"
 else
   OUT=${OUT:-$SRC/bench/results/sql_tpch_sf$SCALE.md}
   DATA=$("$SRC/bench/sql/tpch_data.sh" "$SCALE") || exit 1
@@ -125,7 +142,12 @@ VERSIONS="$DATA_VERSION, $VERSIONS"
 WORK=$BUILD/bench-sql/$(basename "$OUT" .md)
 [ $RESUME = 1 ] || rm -rf "$WORK"
 mkdir -p "$WORK" "$(dirname "$OUT")" || exit 1
-log "$SUITE (scale $SCALE / rows $ROWS) from $DATA; engines $ENGINES; queries $QUERIES; runs in $WORK"
+case "$SUITE" in
+  tpch) SIZE="scale $SCALE" ;;
+  clickbench) SIZE="$ROWS rows" ;;
+  rdd) SIZE="$TEXT_BYTES bytes of text, $RECORDS records" ;;
+esac
+log "$SUITE ($SIZE) from $DATA; engines $ENGINES; queries $QUERIES; runs in $WORK"
 "$PY" "$SRC/bench/sql/tpch_bench.py" --data "$DATA" --scale "$SCALE" --engines "$ENGINES" "${SUITE_ARGS[@]}" \
   --queries-list "$QUERIES" --python "$PY" --work "$WORK" --out-md "$OUT" \
   --versions "$VERSIONS" --command "bench/sql/run.sh $ARGS" "${ENGINE_ARGS[@]}" "${EXTRA[@]}"

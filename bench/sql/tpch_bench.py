@@ -1,12 +1,15 @@
 """tpch_bench.py — the SQL benchmark's harness: runs a query set on each engine over the same
 Parquet files, checks that all engines return the same rows, and writes a Markdown table, a JSON
-record and a PNG plot. Two sets (--suite): the 22 TPC-H queries (tests/sql/tpch/qNN.sql, the
-default) and the 43 ClickBench queries over a generated `hits` table
-(bench/sql/clickbench/queries/qNN.sql). Called by bench/sql/run.sh (which makes the data and
-installs the engines) under the python3 of scripts/install-benchtools.sh.
+record and a PNG plot. Three sets (--suite): the 22 TPC-H queries (tests/sql/tpch/qNN.sql, the
+default), the 43 ClickBench queries over a generated `hits` table
+(bench/sql/clickbench/queries/qNN.sql), and the RDD benchmarks' word count, join and sort in SQL
+over their generators' inputs as tables (bench/sql/rdd/queries/qNN.sql). Called by
+bench/sql/run.sh (which makes the data and installs the engines) under the python3 of
+scripts/install-benchtools.sh.
 
     tpch_bench.py --data DIR --scale S --engines cspark,spark,... --out-md FILE [options]
     tpch_bench.py --suite clickbench --rows N --data DIR --engines ... --out-md FILE [options]
+    tpch_bench.py --suite rdd --text-bytes B --rows RECORDS --data DIR --engines ... --out-md FILE
 
 Engines (each a process per query: start, register the tables, run, exit):
   cspark      cspark-sql --master local[2] -i views.sql --output-format golden -f qNN.sql
@@ -47,6 +50,9 @@ agree row by row, and the rows of each group of equal keys as a multiset, except
 of a query with OFFSET and the last of one with LIMIT, which ties may fill with any rows); or
 `count` (LIMIT without an order in the output: only the row and column counts).
 
+RDD check (reference: Spark, else cspark, else DuckDB): exact, every value as text (the queries
+return strings and integers only); `-- check: ordered` or `multiset` as ClickBench's.
+
 Output: --out-md (the tables), the same name with .json (every measurement, without this
 machine's paths, rewritten after each round; --render-only rewrites the Markdown and the plot
 from it, --resume continues an interrupted run from it) and .png (per-query times, engine by
@@ -86,7 +92,11 @@ SUITES = {
              "dialect": os.path.join(HERE, "dialect"), "list": "1-22"},
     "clickbench": {"tables": ["hits"], "queries": os.path.join(HERE, "clickbench", "queries"),
                    "dialect": os.path.join(HERE, "clickbench", "dialect"), "list": "1-43"},
+    "rdd": {"tables": ["lines", "records", "left_kv", "right_kv"],
+            "queries": os.path.join(HERE, "rdd", "queries"),
+            "dialect": os.path.join(HERE, "rdd", "dialect"), "list": "1-3"},
 }
+RDD_QUERIES = {"q01": "word count", "q02": "join", "q03": "sort"}
 sys.path.insert(0, os.path.join(SRC, "tests", "sql"))
 import compare  # noqa: E402  (tests/sql/compare.py: the golden format's parser)
 
@@ -600,8 +610,10 @@ def clickbench_same(ref, got, rule):
     return None
 
 
-def check_clickbench(results, engines, names, queries):
-    """check() for the ClickBench set: the rules of each query's `-- check:` line."""
+def check_clickbench(results, engines, names, queries, same=None):
+    """check() for the ClickBench set: the rules of each query's `-- check:` line (for the RDD
+    set, same=exact_same: the rows exactly)."""
+    same = same or clickbench_same
     for name in names:
         rule = query_rule(os.path.join(queries, name + ".sql"))
         per = results["queries"][name]
@@ -624,8 +636,21 @@ def check_clickbench(results, engines, names, queries):
             if e == ref:
                 per[e]["check"] = "reference"
                 continue
-            why = clickbench_same(answers[ref], rows, rule)
+            why = same(answers[ref], rows, rule)
             per[e]["check"] = "same" if why is None else "differs from %s: %s" % (ref, why)
+
+
+def exact_same(ref, got, rule):
+    """None when got has exactly ref's rows (in order for an `ordered` query), else a reason."""
+    if len(ref) != len(got):
+        return "%d rows, the reference has %d" % (len(got), len(ref))
+    if rule[0] != "ordered":
+        ref, got = sorted(ref), sorted(got)
+    for i, (r, g) in enumerate(zip(ref, got)):
+        if r != g:
+            return "row %d: %s, the reference has %s" % (i + 1, "|".join(g)[:160],
+                                                         "|".join(r)[:160])
+    return None
 
 
 def check(results, engines, names, golden=None, suite="tpch", queries=None):
@@ -633,6 +658,8 @@ def check(results, engines, names, golden=None, suite="tpch", queries=None):
     golden: a directory of Spark's recorded answers (qNN.out), the reference when given."""
     if suite == "clickbench":
         return check_clickbench(results, engines, names, queries)
+    if suite == "rdd":
+        return check_clickbench(results, engines, names, queries, exact_same)
     for name in names:
         types, ordered = golden_shape(name)
         per = results["queries"][name]
@@ -697,6 +724,7 @@ def render(results, md_path):
     L = []
     w = L.append
     clickbench = results.get("suite") == "clickbench"
+    rdd = results.get("suite") == "rdd"
     lead = "cspark" if "cspark" in engines else engines[0]  # the engine the title opposes
     peers = ", ".join(TITLES[e] for e in engines if e != lead)
     if clickbench:
@@ -709,6 +737,18 @@ def render(results, md_path):
           "client IPs, mostly empty string columns and event times over July 2013; the 43 "
           "ClickBench queries (`bench/sql/clickbench/queries/`). Times are not comparable "
           "with published ClickBench results." % results.get("seed", "?"))
+    elif rdd:
+        w("# The RDD benchmarks' word count, join and sort in SQL (%s): %s against %s"
+          % (rdd_sizes(results), TITLES[lead], peers))
+        w("")
+        w("The workloads of `bench/spark_vs_cspark.sh` (word count, sort) and `examples/join.c` "
+          "as SQL over their inputs made Parquet tables (`bench/sql/rdd/data.sh`): q01 the word "
+          "count (every word and its count, count descending then word: all of them), q02 the "
+          "inner join of two key/value tables derived from the records (its pairs summed into "
+          "one row: count, sums, a per-pair checksum, least and greatest pair), q03 the sort of "
+          "the 100-byte records by (key, id) (a window numbering every record in the global "
+          "order, summed into a position-weighted checksum: no top-N shortcut). "
+          "`bench/sql/README.md` says why each is written so.")
     else:
         w("# TPC-H scale %s: %s against %s" % (results["scale"], TITLES[lead], peers))
     w("")
@@ -732,6 +772,10 @@ def render(results, md_path):
     w("")
     data = ("`hits_gen.py --rows %s` (one SNAPPY Parquet file, row groups of 1 M rows)"
             % results.get("rows") if clickbench else
+            "`gen_text -s 1 %s` and `gen_records -s 2 %s` made tables by "
+            "`bench/sql/rdd/to_parquet.py` (`lines`, `records`, `left_kv`, `right_kv`; SNAPPY, "
+            "one file each, row groups of 1 M rows)"
+            % (results.get("text_bytes"), results.get("rows")) if rdd else
             "`tpchgen-cli parquet -s %s` (SNAPPY, one file per table)" % results["scale"])
     w("Data: %s, every engine on the same files, session time zone UTC, 2 threads "
       "(`local[2]`, DuckDB `threads=2`, DataFusion `target_partitions=2`, Sail on the "
@@ -788,7 +832,7 @@ def render(results, md_path):
         def get(e, key, n=n):
             r = q[n].get(e)
             return None if r is None or "error" in r else r.get(key)
-        line(n, get)
+        line("%s %s" % (n, RDD_QUERIES.get(n, "")) if rdd else n, get)
     line("**total**", tot)
     if results.get("all"):
         line("**one process, all %d**" % len(names),
@@ -867,7 +911,11 @@ def render(results, md_path):
                 bad.append("- %s, all queries in one process: %s" % (TITLES[e], r["error"]))
     reference = results.get("reference") or ("Spark's rows (Spark Connect's where spark-sql did "
                                              "not run, cspark's where neither did)")
-    if clickbench:
+    if rdd:
+        w("Reference: " + reference + ". Exact: every value as text, the rows in order (each "
+          "query's `-- check:` line; the queries return strings and integers only). See "
+          "bench/sql/tpch_bench.py.")
+    elif clickbench:
         w("Reference: " + reference + ". Integers exactly, other numbers within 1e-9 "
           "relative, timestamps once written alike, the rest as text. Each query's "
           "`-- check:` line says how rows compare: `multiset`; `ordered`; `rank K` (a top-k "
@@ -890,8 +938,8 @@ def render(results, md_path):
         w("All engines returned the same rows for all %d queries." % len(names))
     dialect = results.get("dialect") or []
     w("")
-    qdir = "bench/sql/clickbench/queries" if clickbench else "tests/sql/tpch"
-    ddir = "bench/sql/clickbench/dialect" if clickbench else "bench/sql/dialect"
+    qdir = "bench/sql/%s/queries" % results["suite"] if clickbench or rdd else "tests/sql/tpch"
+    ddir = "bench/sql/%s/dialect" % results["suite"] if clickbench or rdd else "bench/sql/dialect"
     if dialect:
         w("Query texts that differ from `%s/` (the engine's own SQL): " % qdir
           + ", ".join("`%s/%s`" % (ddir, d) for d in dialect) + ".")
@@ -902,6 +950,12 @@ def render(results, md_path):
     w("")
     with open(md_path, "w", encoding="utf-8") as f:
         f.write(scrub("\n".join(L)) + "\n")
+
+
+def rdd_sizes(results):
+    """The RDD set's input sizes, as its title gives them."""
+    mb = round((results.get("text_bytes") or 0) / 1e6)
+    return "%s MB of text, %s records" % (format(mb, ","), format(results.get("rows") or 0, ","))
 
 
 def peak_rss(results, e):
@@ -986,10 +1040,14 @@ def plot(results, png_path):
         ax.set_title("%s, %s, one process per query"
                      % ("ClickBench-shaped (generated), %s rows" % format(results.get("rows"), ",")
                         if results.get("suite") == "clickbench"
+                        else "RDD workloads in SQL, %s" % rdd_sizes(results)
+                        if results.get("suite") == "rdd"
                         else "TPC-H scale %s" % results["scale"], title))
         ax.grid(axis="y", which="both", alpha=0.3)
     axes[1].set_xticks(range(len(names)))
-    axes[1].set_xticklabels(names, rotation=90 if len(names) > 25 else 0)
+    axes[1].set_xticklabels([n + (" " + RDD_QUERIES.get(n, "") if results.get("suite") == "rdd"
+                                  else "") for n in names],
+                            rotation=90 if len(names) > 25 else 0)
     axes[0].legend(ncol=len(engines))
     fig.tight_layout()
     fig.savefig(png_path, dpi=90)
@@ -1009,6 +1067,8 @@ def main():
     p.add_argument("--suite", choices=sorted(SUITES), default="tpch")
     p.add_argument("--rows", type=int, help="ClickBench: the generated table's row count")
     p.add_argument("--seed", help="ClickBench: the generator's seed")
+    p.add_argument("--text-bytes", type=int, help="RDD: the word count text's size in bytes "
+                   "(--rows: the sort's records)")
     p.add_argument("--cspark-connect-server")
     p.add_argument("--engines", default=",".join(ALL_ENGINES))
     p.add_argument("--queries-list", help="e.g. 1-22 or 1,3,5 (default: all of the set)")
@@ -1086,6 +1146,7 @@ def main():
     bench = Bench(a)
     results = {
         "scale": a.scale, "suite": a.suite, "rows": a.rows, "seed": a.seed,
+        "text_bytes": a.text_bytes,
         "all_only": all_only,
         "engines": engines, "names": names, "queries": {},
         "started": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
