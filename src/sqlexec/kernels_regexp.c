@@ -15,7 +15,9 @@
  *   str_to_map(text, pair_delim, kv_delim)    the pairs split by two regular expressions
  *   split(str, regexp, limit)                 Java's String.split(regexp, limit), as an
  *                                             array<string> (limit <= 0: no limit, trailing
- *                                             empty strings kept, as Spark)
+ *                                             empty strings kept, as Spark); a pattern
+ *                                             that is one class of ASCII bytes (`\s+`, `,`)
+ *                                             is split by a byte table, not the engine
  * Null in, null out. A pattern is compiled once per batch when it is a literal, and again only
  * when a row's pattern differs from the last one; the match data is made once per batch. An
  * invalid pattern is Spark's INVALID_PARAMETER_VALUE.PATTERN; a group index out of range is
@@ -252,6 +254,122 @@ static int32_t code_point_len(const uint8_t *s, int32_t left)
     return n < left ? n : left;
 }
 
+/* A split pattern that is one class of ASCII bytes, once or repeated (`\s+`, `,`, `[;,]`,
+ * `[ \t]+`): its separators are found with a table of bytes, without the regex engine. The
+ * matches are PCRE2's: such a class matches single ASCII bytes, which never occur inside a
+ * multi-byte UTF-8 sequence, and never matches the empty string. */
+typedef struct byte_class {
+    bool in[256];
+    bool repeat; /* a trailing '+' */
+} byte_class;
+
+/* The escape \e into bc (Java's and PCRE2's ASCII classes, and an escaped punctuation mark);
+ * false for any other escape (\v, \h, \p, \Q, back references, ...). */
+static bool class_escape(uint8_t e, byte_class *bc)
+{
+    const char *set = NULL;
+    switch (e) {
+    case 's':
+        set = " \t\n\v\f\r";
+        break;
+    case 't':
+        set = "\t";
+        break;
+    case 'n':
+        set = "\n";
+        break;
+    case 'r':
+        set = "\r";
+        break;
+    case 'f':
+        set = "\f";
+        break;
+    case 'd':
+        for (int c = '0'; c <= '9'; c++)
+            bc->in[c] = true;
+        return true;
+    case 'w':
+        for (int c = 0; c < 128; c++)
+            if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                c == '_')
+                bc->in[c] = true;
+        return true;
+    default:
+        if (e < 0x21 || e > 0x7e || (e >= 'a' && e <= 'z') || (e >= 'A' && e <= 'Z') ||
+            (e >= '0' && e <= '9'))
+            return false;
+        bc->in[e] = true; /* \. \| \, ...: the mark itself */
+        return true;
+    }
+    for (; *set; set++)
+        bc->in[(uint8_t)*set] = true;
+    return true;
+}
+
+/* Whether pattern p is such a class; bc holds it then. */
+static bool byte_class_parse(const uint8_t *p, int32_t len, byte_class *bc)
+{
+    memset(bc, 0, sizeof *bc);
+    int32_t i = 0;
+    if (len == 0) return false;
+    if (p[0] == '[') {
+        i = 1;
+        if (i < len && (p[i] == '^' || p[i] == ']')) return false; /* negated; Java's "[]" */
+        while (i < len && p[i] != ']') {
+            uint8_t c = p[i];
+            if (c >= 0x80 || c == '[' || c == '&') return false; /* Java's nested classes, && */
+            if (c == '\\') {
+                if (i + 1 >= len || !class_escape(p[i + 1], bc)) return false;
+                i += 2;
+            } else if (i + 2 < len && p[i + 1] == '-' && p[i + 2] != ']') {
+                uint8_t hi = p[i + 2];
+                if (hi >= 0x80 || hi == '\\' || hi == '[' || hi < c) return false;
+                for (int x = c; x <= hi; x++)
+                    bc->in[x] = true;
+                i += 3;
+            } else {
+                bc->in[c] = true;
+                i++;
+            }
+        }
+        if (i >= len) return false;
+        i++; /* ']' */
+    } else if (p[0] == '\\') {
+        if (len < 2 || !class_escape(p[1], bc)) return false;
+        i = 2;
+    } else {
+        if (p[0] >= 0x80 || strchr(".^$|?*+()[]{}", p[0])) return false;
+        bc->in[p[0]] = true;
+        i = 1;
+    }
+    if (i < len && p[i] == '+') {
+        bc->repeat = true;
+        i++;
+    }
+    return i == len;
+}
+
+/* Java's s.split(pattern, limit) for a byte class: the pieces appended to el; returns how many. */
+static int32_t split_by_class(const byte_class *bc, const uint8_t *s, int32_t sl, int64_t limit,
+                              cs_col_builder *el)
+{
+    int32_t pieces = 0, index = 0, at = 0;
+    while (limit <= 0 || pieces < limit - 1) {
+        while (at < sl && !bc->in[s[at]])
+            at++;
+        if (at >= sl) break;
+        int32_t end = at + 1;
+        if (bc->repeat)
+            while (end < sl && bc->in[s[end]])
+                end++;
+        cs_col_builder_append_string(el, s + index, (size_t)(at - index));
+        pieces++;
+        index = at = end;
+    }
+    cs_col_builder_append_string(el, s + index, (size_t)(sl - index));
+    return pieces + 1;
+}
+
 /* split(str, regexp, limit): Java's String.split as Spark's UTF8String.split calls it (limit 0
  * is -1: trailing empty strings are kept); a zero-width match at 0 makes no leading "" */
 static int split_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_column **out)
@@ -260,6 +378,8 @@ static int split_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_col
     cs_col_builder *b = cs_col_builder_new(k->alloc, k->e->type);
     cs_col_builder *el = cs_col_builder_child(b, 0);
     compiled c = {0};
+    byte_class bc;
+    bool by_class = false;
     int rc = CS_OK;
     for (int64_t i = 0; i < n && rc == CS_OK; i++) {
         if (row_null(a, na, i, n)) {
@@ -270,8 +390,15 @@ static int split_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_col
         const uint8_t *s = cs_px_bytes(a[0], i, cs_px_stride(a[0], n), &sl);
         const uint8_t *p = cs_px_bytes(a[1], i, cs_px_stride(a[1], n), &pl);
         int64_t limit = int_arg(a[2], i, n);
+        bool same = c.code && c.len == pl && memcmp(c.pattern, p, (size_t)pl) == 0;
         if ((rc = compile_pattern(&c, p, pl, "split", k->err)) != CS_OK) break;
+        if (!same) by_class = byte_class_parse(p, pl, &bc);
         int32_t pieces = 0, index = 0, from = 0;
+        if (by_class) {
+            pieces = split_by_class(&bc, s, sl, limit, el);
+            cs_col_builder_append_lists(b, &pieces, 1, NULL);
+            continue;
+        }
         while (from <= sl && (limit <= 0 || pieces < limit - 1)) {
             int m = pcre2_match(c.code, s, (PCRE2_SIZE)sl, (PCRE2_SIZE)from, 0, c.md, NULL);
             if (m < 0) break;

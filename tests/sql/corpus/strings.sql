@@ -42,3 +42,5 @@ SELECT str_to_map('a:1,b:2'), str_to_map('k=v;x=y', ';', '=');
 SELECT 'abc' < 'abd', 'abc' = 'ABC', lower('ABC') = 'abc';
 SELECT sentences('Hello world! How are you? Fine.'), sentences('One 2.5 three, four.', 'en', 'US'), sentences(NULL), sentences('');
 SELECT sentences('Is it 10.5 km... or more? Mr. Smith said no.'), mask('AbCd-123', 'Q', 'q', 'd', 'o'), mask(NULL), mask('x9Y-z', NULL, NULL, NULL, NULL);
+SELECT split(' a  b\t', '\\s+'), split('a,b,,c,,', ','), split(',a', ','), split('a;b c', '[; ]'), split('x1y22z', '\\d+', 2), split('a.b', '\\.'), split('é,ü', ','), split('a-b_c', '[\\w]+');
+SELECT split(value, '\\s+', -1), split(value, '[ ,]+', 1), size(split(value, ',')) FROM VALUES ('one two  three'), (' lead'), ('trail,, '), (''), (NULL) AS t(value);

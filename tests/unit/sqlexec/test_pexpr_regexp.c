@@ -3,7 +3,8 @@
  * results of Spark's documented examples and Java's Matcher semantics: rlike finds anywhere,
  * regexp_extract's groups (one that did not take part gives ""), regexp_replace with $n groups,
  * an escaped '$', a start position and empty matches, null in / null out, a per-row pattern,
- * and Spark's error classes for an invalid pattern and a group index out of range.
+ * and Spark's error classes for an invalid pattern and a group index out of range; split's
+ * byte-class path against the engine's.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -113,6 +114,77 @@ static void test_pattern_per_row(void **state)
     cs_col_batch_unref(b);
 }
 
+/* split(rows, pattern, limit) of every row as text: pieces joined by '|', rows by '\n' */
+static void split_text(cs_col_batch *b, const char *pattern, int32_t limit, char *buf, size_t cap)
+{
+    cs_col_type *t = cs_col_type_array(T(CS_TYPE_STRING), true);
+    cs_pexpr *args[] = {colref(0, b->columns[0]), s(pattern), lit_i32(limit)};
+    cs_column *out = NULL;
+    cs_error err = {0};
+    assert_int_equal(eval(cs_pexpr_call("split", t, true, args, 3), b, &out, &err), CS_OK);
+    const int32_t *off = cs_column_offsets(out);
+    size_t n = 0;
+    for (int64_t r = 0; r < b->num_rows; r++) {
+        for (int32_t e = off[r]; e < off[r + 1]; e++) {
+            int32_t len;
+            const uint8_t *p = cs_column_bytes(out->children[0], e, &len);
+            n += (size_t)snprintf(buf + n, cap - n, "%s%.*s", e > off[r] ? "|" : "", (int)len,
+                                  (const char *)p);
+        }
+        n += (size_t)snprintf(buf + n, cap - n, "\n");
+        assert_true(n < cap);
+    }
+    cs_column_unref(out); /* with the type, which the call took over */
+}
+
+/* A pattern that is one class of ASCII bytes is split by a byte table (not PCRE2): its pieces
+ * equal those of the same class written so that only the engine takes it ((?:...)), for random
+ * strings of separators, letters and two-byte characters, with every limit. */
+static void test_split_by_byte_class(void **state)
+{
+    (void)state;
+    static const char *alphabet[] = {"a", "b", " ", "\t", ",", ";", "\n", "\xc3\xa9", "\r", "-"};
+    enum { ROWS = 300 };
+    static char text[ROWS][40];
+    const char *rows[ROWS];
+    uint64_t x = 88172645463325252ULL;
+    for (int r = 0; r < ROWS; r++) {
+        int len = r % 12;
+        text[r][0] = '\0';
+        for (int i = 0; i < len; i++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            strcat(text[r], alphabet[x % 10]);
+        }
+        rows[r] = text[r];
+    }
+    cs_column *cols[1] = {col_str(rows, ROWS)};
+    cs_col_batch *b = batch_of(cols, 1);
+    static const char *pairs[][2] = {
+        {"\\s+", "(?:\\s)+"},     {",", "(?:,)"},     {"[ ,;]", "(?:[ ,;])"},
+        {"[a-b]+", "(?:[a-b])+"}, {"\\,", "(?:\\,)"}, {"[\\s,-]+", "(?:[\\s,-])+"},
+        {"\\d", "(?:\\d)"},       {"-", "(?:-)"},
+    };
+    static char fast[ROWS * 64], slow[ROWS * 64];
+    for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++) {
+        for (int32_t limit = -1; limit <= 3; limit++) {
+            split_text(b, pairs[k][0], limit, fast, sizeof fast);
+            split_text(b, pairs[k][1], limit, slow, sizeof slow);
+            assert_string_equal(fast, slow);
+        }
+    }
+    /* Java's own examples: a leading separator gives "", trailing ones are kept */
+    char one[64];
+    const char *row[1] = {" a  b\t"};
+    cs_column *c1[1] = {col_str(row, 1)};
+    cs_col_batch *b1 = batch_of(c1, 1);
+    split_text(b1, "\\s+", -1, one, sizeof one);
+    assert_string_equal(one, "|a|b|\n");
+    split_text(b1, "\\s+", 2, one, sizeof one);
+    assert_string_equal(one, "|a  b\t\n");
+    cs_col_batch_unref(b1);
+    cs_col_batch_unref(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -120,6 +192,7 @@ int main(void)
         cmocka_unit_test(test_regexp_extract),
         cmocka_unit_test(test_regexp_replace),
         cmocka_unit_test(test_pattern_per_row),
+        cmocka_unit_test(test_split_by_byte_class),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
