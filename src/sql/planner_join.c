@@ -398,9 +398,14 @@ int cs_pl_join(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out)
         if (cs_pl_columns(c, &l, lk, n_keys, lo) != 0 || cs_pl_columns(c, &r, rk, n_keys, ro) != 0)
             goto fail;
         if (!broadcast) {
-            /* shuffled hash join: the build side is the smaller one it may be */
-            bool br = jt != CS_JOIN_RIGHT_OUTER,
-                 bl = can_build_left(jt) || jt == CS_JOIN_FULL_OUTER;
+            /* shuffled hash join: the build side is the smaller one it may be. An outer join
+             * may build its preserved side too (Spark's canBuildShuffledHashJoinLeft / Right),
+             * when that side is much smaller (Spark's muchSmaller: 3 times): q13's left join
+             * builds its customers, not their orders; q20's keeps building its aggregated
+             * lineitem side, as before */
+            bool bl = can_build_left(jt) || jt == CS_JOIN_FULL_OUTER ||
+                      (jt == CS_JOIN_LEFT_OUTER && lsize <= rsize / 3);
+            bool br = jt != CS_JOIN_RIGHT_OUTER || rsize <= lsize / 3;
             build = br && (!bl || rsize <= lsize) ? CS_BUILD_RIGHT : CS_BUILD_LEFT;
             int np = c->pc->conf.shuffle_partitions;
             if (!cs_pl_partitioned_by(&l, lo, n_keys, np, true))

@@ -123,12 +123,28 @@ static void test_join_strategies(void **state)
                                      "Exchange[hash 4](Project(LocalTableScan))))");
     cs_phys_free(n);
     S.ctx.conf.auto_broadcast_threshold = 10LL << 20;
-    n = plan_ok("SELECT * FROM t RIGHT JOIN u ON t.k = u.k");
+    n = plan_ok("SELECT * FROM range(100000) r RIGHT JOIN u ON r.id = u.k");
     assert_non_null(strstr(pf_shape(n), "BroadcastHashJoin[t2 left k1]"));
     cs_phys_free(n);
     n = plan_ok("SELECT * FROM t FULL JOIN u ON t.k = u.k");
     assert_non_null(strstr(pf_shape(n), "ShuffledHashJoin[t3 right k1]"));
     cs_phys_free(n);
+    /* shuffled, an outer join builds its smaller side, the preserved one too (Spark's
+     * canBuildShuffledHashJoinLeft / Right); a semi join only its right side */
+    S.ctx.conf.auto_broadcast_threshold = -1;
+    n = plan_ok("SELECT * FROM u LEFT JOIN range(100000) r ON r.id = u.k");
+    assert_non_null(strstr(pf_shape(n), "ShuffledHashJoin[t1 left k1]"));
+    cs_phys_free(n);
+    n = plan_ok("SELECT * FROM t LEFT JOIN u ON t.k = u.k");
+    assert_non_null(strstr(pf_shape(n), "ShuffledHashJoin[t1 right k1]"));
+    cs_phys_free(n);
+    n = plan_ok("SELECT * FROM range(100000) r RIGHT JOIN u ON r.id = u.k");
+    assert_non_null(strstr(pf_shape(n), "ShuffledHashJoin[t2 right k1]"));
+    cs_phys_free(n);
+    n = plan_ok("SELECT * FROM u LEFT SEMI JOIN t ON t.k = u.k");
+    assert_non_null(strstr(pf_shape(n), "ShuffledHashJoin[t4 right k1]"));
+    cs_phys_free(n);
+    S.ctx.conf.auto_broadcast_threshold = 10LL << 20;
 }
 
 /* Spark's join hints, as the optimizer leaves them on the join: BROADCAST whatever the sizes,

@@ -8,8 +8,9 @@
  * in-memory result with non-zero spill metrics, and integral keys of every width kept as words
  * (extremes, nulls, a spill); a struct group key and collect_set / collect_list of structs
  * (through Partial and Final buffers); many groups (long and string keys) each found again
- * through the table's growth; integral and string keys kept as words (long strings, empty and
- * null ones) spilled, in memory and through Partial -> Final equal to a reference.
+ * through the table's growth; a table past a million groups growing its group arrays by half;
+ * integral and string keys kept as words (long strings, empty and null ones) spilled, in memory
+ * and through Partial -> Final equal to a reference.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -710,6 +711,70 @@ static void test_many_groups_each_found_again_through_growth(void **state)
     cs_col_type_unref(schema);
 }
 
+/* Groups 0..g-1 of a long key, one row each, counted in Complete mode; the output is drained
+ * (every group once, count 1) and the table's peak memory returned. */
+static int64_t distinct_keys_peak(int64_t g)
+{
+    enum { BATCH = 8192 };
+    cs_col_type *schema =
+        t_schema(1, (const char *const[]){"k"}, (cs_col_type *const[]){T(CS_TYPE_LONG)});
+    int64_t *k = malloc(sizeof *k * (size_t)g);
+    for (int64_t r = 0; r < g; r++)
+        k[r] = (r * 7919) % g; /* 7919 and g coprime: every key once, not in order */
+    int nb = (int)((g + BATCH - 1) / BATCH);
+    cs_col_batch **b = calloc((size_t)nb, sizeof *b);
+    for (int i = 0; i < nb; i++) {
+        int64_t at = (int64_t)i * BATCH, n = g - at < BATCH ? g - at : BATCH;
+        b[i] = t_batch(schema, (cs_column *[]){t_longs(k + at, n, NULL)}, n);
+    }
+    cs_agg_spec count[] = {{CS_AGG_COUNT_STAR, -1, NULL}};
+    cs_error err = {0};
+    cs_sql_op *op = cs_sql_op_hash_aggregate(t_leaf(schema, b, nb), CS_AGG_COMPLETE, (int[]){0}, 1,
+                                             count, 1, &err);
+    assert_non_null(op);
+    cs_sql_exec_ctx ctx = t_ctx();
+    assert_int_equal(cs_sql_op_open(op, &ctx, &err), CS_OK);
+    uint8_t *seen = calloc((size_t)g, 1);
+    int64_t rows = 0;
+    for (;;) {
+        cs_col_batch *out;
+        assert_int_equal(cs_sql_op_next(op, &out, &err), CS_OK);
+        if (!out) break;
+        const int64_t *key = (const int64_t *)(const void *)out->columns[0]->values;
+        const int64_t *cnt = (const int64_t *)(const void *)out->columns[1]->values;
+        for (int64_t i = 0; i < out->num_rows; i++) {
+            assert_true(key[i] >= 0 && key[i] < g && !seen[key[i]]);
+            assert_int_equal(cnt[i], 1);
+            seen[key[i]] = 1;
+        }
+        rows += out->num_rows;
+        cs_col_batch_unref(out);
+    }
+    assert_int_equal(rows, g);
+    cs_sql_op_close(op);
+    int64_t peak = op->metrics.peak_memory;
+    cs_sql_op_free(op);
+    free(b);
+    free(seen);
+    free(k);
+    cs_col_type_unref(schema);
+    return peak;
+}
+
+/* A table past a million groups grows its group arrays by half, not twice: 1,100,000 groups hold
+ * 1,572,864 group rows, half as many again as 2^20 groups hold (2^20), not twice as many. What the
+ * group rows take is the peak less the slots (load <= 1/2: 2^21 slots for 2^20 groups, 2^22 for
+ * 1,100,000). */
+static void test_table_past_a_million_groups_grows_by_half(void **state)
+{
+    (void)state;
+    int64_t p0 = distinct_keys_peak(1 << 20), p1 = distinct_keys_peak(1100000);
+    int64_t rows0 = p0 - ((int64_t)8 << 21), rows1 = p1 - ((int64_t)8 << 22);
+    assert_true(rows0 > 0);
+    assert_true(rows1 * 10 <= rows0 * 16); /* doubling: rows1 = 2 * rows0 */
+    assert_true(rows1 > rows0);
+}
+
 /* (byte, string, int) keys kept as words (agg_keys.c), the strings past a word's length, empty
  * or null, nulls in the byte key: every group found again through growth, and Complete in memory,
  * Complete spilled under a small task memory and Partial -> Final all equal a reference computed
@@ -883,6 +948,7 @@ int main(void)
         cmocka_unit_test(test_integral_keys_of_each_width_with_nulls),
         cmocka_unit_test(test_partial_that_does_not_reduce_streams),
         cmocka_unit_test(test_many_groups_each_found_again_through_growth),
+        cmocka_unit_test(test_table_past_a_million_groups_grows_by_half),
         cmocka_unit_test(test_integral_and_string_keys_spilled_and_in_memory),
         cmocka_unit_test(test_bad_arguments_are_refused),
         cmocka_unit_test(test_struct_keys_and_collected_structs),
