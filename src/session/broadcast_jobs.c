@@ -21,8 +21,8 @@
 #include "common/log.h"
 #include "common/strutil.h"
 #include "plan/rdd.h"
-#include "records/batch.h"
 #include "session/session_internal.h"
+#include "sqlexec/sql_error.h"
 
 typedef struct bc_future {
     struct cs_bcast_jobs *js;
@@ -179,12 +179,13 @@ int cs_bcast_jobs_wait(cs_bcast_jobs *js, const void *key, int64_t *id, cs_error
     if (timed_out) {
         CS_INFO("sql", "execution=%s event=broadcast_timeout timeout_ms=%lld",
                 js->props.sql_execution_id ? js->props.sql_execution_id : "?", (long long)t);
-        return cs_error_set(err, CS_ETIMEOUT,
-                            "Could not execute broadcast in %lld secs. You can increase the "
-                            "timeout for broadcasts via \"spark.sql.broadcastTimeout\" or disable "
-                            "broadcast join by setting \"spark.sql.autoBroadcastJoinThreshold\" "
-                            "to -1 or remove the broadcast hint if it exists in your code.",
-                            (long long)(t / 1000));
+        return cs_sql_error_set(
+            err, CS_ETIMEOUT, "_LEGACY_ERROR_TEMP_2097", "", /* Spark's */
+            "Could not execute broadcast in %lld secs. You can increase the "
+            "timeout for broadcasts via \"spark.sql.broadcastTimeout\" or disable "
+            "broadcast join by setting \"spark.sql.autoBroadcastJoinThreshold\" "
+            "to -1 or remove the broadcast hint if it exists in your code.",
+            (long long)(t / 1000));
     }
     if (f->rc < 0) {
         *err = f->err;
@@ -197,13 +198,28 @@ int cs_bcast_jobs_wait(cs_bcast_jobs *js, const void *key, int64_t *id, cs_error
 void cs_bcast_jobs_free(cs_bcast_jobs *js)
 {
     if (!js) return;
+    /* a job still running is cancelled, again until it ends: a thread may submit its job just
+     * after a cancellation (one not in its job yet sees stopping and runs nothing) */
     pthread_mutex_lock(&js->mu);
-    bool running = false;
     js->stopping = true;
-    for (int i = 0; i < js->n; i++)
-        running |= !js->f[i]->done;
+    for (;;) {
+        bool running = false;
+        for (int i = 0; i < js->n; i++)
+            running |= !js->f[i]->done;
+        if (!running || !js->props.group_id) break;
+        pthread_mutex_unlock(&js->mu);
+        cs_scheduler_cancel_group(js->sc->sched, js->props.group_id);
+        pthread_mutex_lock(&js->mu);
+        struct timespec t;
+        clock_gettime(CLOCK_REALTIME, &t);
+        t.tv_nsec += 100000000L;
+        if (t.tv_nsec >= 1000000000L) {
+            t.tv_sec++;
+            t.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&js->cv, &js->mu, &t);
+    }
     pthread_mutex_unlock(&js->mu);
-    if (running && js->props.group_id) cs_scheduler_cancel_group(js->sc->sched, js->props.group_id);
     for (int i = 0; i < js->n; i++) {
         bc_future *f = js->f[i];
         if (!pthread_equal(f->thread, pthread_self())) pthread_join(f->thread, NULL);

@@ -16,7 +16,7 @@
 #include "columnar/col_builder.h"
 #include "datasource/ds_commit.h"
 #include "formats/file_format.h"
-#include "records/batch.h"
+#include "plan/task.h"
 #include "session/sql_conf.h"
 #include "session/sql_session.h"
 #include "sql/catalog.h"
