@@ -16,6 +16,14 @@
 
 typedef enum { ENTRY_FETCHING, ENTRY_READY, ENTRY_FAILED } entry_state;
 
+/* A value derived from the entry under a key (cs_broadcast_entry_derived): NULL while building. */
+typedef struct derived {
+    char *key;
+    void *value;
+    broadcast_decoded_free_fn free_fn;
+    struct derived *next;
+} derived;
+
 struct broadcast_entry {
     int64_t id;
     entry_state state;
@@ -32,6 +40,7 @@ struct broadcast_entry {
     broadcast_decoded_free_fn decoded_free;
     void *decoded;
     bool decoding;
+    derived *derived; /* values derived under keys (under the store's lock) */
 };
 
 struct broadcast_store {
@@ -65,6 +74,13 @@ broadcast_store *cs_broadcast_store_new(void)
 static void entry_free(broadcast_entry *e)
 {
     if (e->decoded && e->decoded_free) e->decoded_free(e->decoded);
+    while (e->derived) {
+        derived *d = e->derived;
+        e->derived = d->next;
+        if (d->value && d->free_fn) d->free_fn(d->value);
+        free(d->key);
+        free(d);
+    }
     free(e->data);
     free(e->checksums);
     free(e->present);
@@ -347,5 +363,50 @@ int cs_broadcast_entry_decoded(broadcast_store *s, broadcast_entry *e, broadcast
         return rc;
     }
     *out = d;
+    return 0;
+}
+
+int cs_broadcast_entry_derived(broadcast_store *s, broadcast_entry *e, const char *key,
+                               broadcast_derive_fn derive, void *arg,
+                               broadcast_decoded_free_fn free_fn, void **out, cs_error *err)
+{
+    pthread_mutex_lock(&s->mu);
+    derived *d;
+    for (;;) {
+        for (d = e->derived; d && strcmp(d->key, key) != 0; d = d->next)
+            ;
+        if (!d || d->value) break;
+        pthread_cond_wait(&s->cv, &s->mu); /* another task builds it */
+    }
+    if (d) {
+        *out = d->value;
+        pthread_mutex_unlock(&s->mu);
+        return 0;
+    }
+    d = cs_xcalloc(1, sizeof *d); /* the placeholder the others wait on */
+    d->key = cs_xstrdup(key);
+    d->free_fn = free_fn;
+    d->next = e->derived;
+    e->derived = d;
+    pthread_mutex_unlock(&s->mu);
+    void *v = derive(arg, e->data, (size_t)e->size, err);
+    pthread_mutex_lock(&s->mu);
+    if (v) {
+        d->value = v;
+    } else { /* failed: the next caller tries again */
+        derived **p = &e->derived;
+        while (*p != d)
+            p = &(*p)->next;
+        *p = d->next;
+        free(d->key);
+        free(d);
+    }
+    pthread_cond_broadcast(&s->cv);
+    pthread_mutex_unlock(&s->mu);
+    if (!v)
+        return err->code ? err->code
+                         : cs_error_set(err, CS_EINVAL, "deriving from broadcast %lld failed",
+                                        (long long)e->id);
+    *out = v;
     return 0;
 }

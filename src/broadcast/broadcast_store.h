@@ -2,7 +2,8 @@
  * broadcast_store.h — the broadcast values one process holds (Spark's BroadcastManager and the
  * broadcast part of its BlockManager): one entry per broadcast id with the whole value in one
  * buffer, cut into pieces of spark.broadcast.blockSize, the xxh64 of each piece, which pieces are
- * present, and the per-process decoded form built once by a task's decode hook.
+ * present, and the per-process decoded form built once by a task's decode hook (and values
+ * derived under keys, each built once).
  *
  * Three users: the driver puts each value created with cspark_broadcast (its only copy; tasks of
  * local mode read it in place); an executor's tasks acquire a value, and the first to ask makes
@@ -91,6 +92,18 @@ void cs_broadcast_store_piece_done(broadcast_store *s, broadcast_entry *e, int p
 typedef void *(*broadcast_decode_fn)(const void *data, size_t len, char **error);
 typedef void (*broadcast_decoded_free_fn)(void *decoded);
 int cs_broadcast_entry_decoded(broadcast_store *s, broadcast_entry *e, broadcast_decode_fn decode,
+                               broadcast_decoded_free_fn free_fn, void **out, cs_error *err);
+
+/* A value derived from the entry's bytes under key (e.g. a join's hash table over a broadcast
+ * relation, for its key columns), built once per process by derive(arg, data, len, err) on the
+ * first call with that key while later callers wait for it, then shared, read-only, by every
+ * caller (Spark's broadcast relation, built once per executor). Freed with free_fn when the entry
+ * goes (its broadcast removed and its last pin released). A derive that returns NULL fails this
+ * call with its error and leaves nothing: the next call tries again. Any thread; derive runs
+ * without the store's lock. */
+typedef void *(*broadcast_derive_fn)(void *arg, const void *data, size_t len, cs_error *err);
+int cs_broadcast_entry_derived(broadcast_store *s, broadcast_entry *e, const char *key,
+                               broadcast_derive_fn derive, void *arg,
                                broadcast_decoded_free_fn free_fn, void **out, cs_error *err);
 
 /* xxh64 of one piece, as the store computes it. */

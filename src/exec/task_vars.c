@@ -118,6 +118,14 @@ const void *cspark_broadcast_decoded(cspark_task_context *tc, cspark_broadcast_v
     return out;
 }
 
+int cs_task_vars_broadcast_derived(cspark_task_context *tc, int64_t id, const char *key,
+                                   broadcast_derive_fn derive, void *arg,
+                                   broadcast_decoded_free_fn free_fn, void **out, cs_error *err)
+{
+    broadcast_entry *e = pinned(tc, id);
+    return cs_broadcast_entry_derived(tc->env->broadcasts, e, key, derive, arg, free_fn, out, err);
+}
+
 /* ---- accumulators -------------------------------------------------------------------------- */
 
 uint8_t *cs_task_vars_acc_def_encode(const char *merge_name, const void *zero, size_t zero_len,

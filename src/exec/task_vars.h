@@ -22,12 +22,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "broadcast/broadcast_store.h"
 #include "cspark.h"
 #include "plan/task.h"
 
 /* Ends the attempt's use of shared variables: with ok and out, its accumulator values go into
  * out->accum_updates; pins are released; the vars are freed. Safe when the task used none. */
 void cs_task_vars_finish(cspark_task_context *tc, task_result *out, bool ok);
+
+/* The value derived from broadcast id under key, built once per process (the broadcast store's
+ * cs_broadcast_entry_derived), the broadcast pinned for the attempt; borrowed until the attempt
+ * ends. An unreachable broadcast fails the task (does not return). */
+int cs_task_vars_broadcast_derived(cspark_task_context *tc, int64_t id, const char *key,
+                                   broadcast_derive_fn derive, void *arg,
+                                   broadcast_decoded_free_fn free_fn, void **out, cs_error *err);
 
 /* A custom accumulator's definition as its internal broadcast carries it: the merge function's
  * exported name and the zero value. Returns the malloc'd encoding. */

@@ -10,9 +10,10 @@
  * (its root is the EXCHANGE: the map side) read back through a shuffle dependency with the
  * pass-through partitioner (Spark's PartitionIdPassthrough: the record's key is its reduce
  * partition) and replaced by a SHUFFLE_READ leaf numbered by the dependency; a
- * BROADCAST_EXCHANGE child's stage runs at once as its own job, its batches are collected into
- * a broadcast variable (each encoded batch preceded by its u32 little-endian length) and
- * replaced by a BROADCAST_READ leaf; a UNION whose children give different numbers of
+ * BROADCAST_EXCHANGE child becomes a BROADCAST_READ leaf of the broadcast variable its job made
+ * (broadcast_jobs.h: every broadcast whose stage can be built starts its job at once, before the
+ * stages are cut and after each wave, as Spark's prepare starts each relation future; a reader
+ * waits for its own); a UNION whose children give different numbers of
  * partitions (or would bring the stage over a node's inputs) has each child made a node of its
  * own, their union (Spark's UnionRDD: partitions one after the other) read through a
  * PARENT_READ leaf; so is a COALESCE's child (a read of the shuffle right below it), through a
@@ -57,6 +58,7 @@
 #include "sched/listener.h"
 #include "sched/scheduler.h"
 #include "session/adaptive_plan.h"
+#include "session/broadcast_jobs.h"
 #include "session/query_lineage.h"
 #include "session/stage_cut.h"
 #include "session/session_internal.h"
@@ -89,8 +91,8 @@ typedef struct qrun {
     char execution_id_text[24]; /* the jobs' spark.sql.execution.id */
     cs_phys_node **cut;         /* subtrees detached at exchanges and unions (freed at the end) */
     int n_cut, cap_cut;
-    int64_t *broadcasts; /* broadcast variables made for this query (destroyed at the end) */
-    int n_broadcasts, cap_broadcasts;
+    cs_bcast_jobs *bjobs; /* its broadcast exchanges' jobs (their variables destroyed at the end) */
+    cs_phys_node *root;   /* the plan being run (its broadcasts start as soon as they can) */
     cs_sql_adaptive_conf aqe;
     materialized *mat;
     int n_mat, cap_mat;
@@ -125,27 +127,6 @@ static void keep_cut(qrun *q, cs_phys_node *n)
 
 /* ---- running a node ------------------------------------------------------------------------- */
 
-typedef struct collected {
-    cs_batch *parts; /* per partition: its records */
-    int n;
-} collected;
-
-static void on_collect(void *arg, int partition, task_result *r)
-{
-    collected *c = arg;
-    if (partition < 0 || partition >= c->n) return;
-    cs_batch_free(&c->parts[partition]);
-    c->parts[partition] = r->data; /* moved */
-    cs_batch_init(&r->data);
-}
-
-static void collected_free(collected *c)
-{
-    for (int i = 0; i < c->n; i++)
-        cs_batch_free(&c->parts[i]);
-    free(c->parts);
-}
-
 /* The properties of the query's jobs (call_site: room for 160 bytes). */
 static job_properties job_props(const qrun *q, const char *op, char *call_site)
 {
@@ -158,19 +139,12 @@ static job_properties job_props(const qrun *q, const char *op, char *call_site)
 }
 
 /* Runs a job collecting every record of r's partitions (in *c, by partition). */
-static int run_collect(qrun *q, cspark_rdd *r, const char *op, collected *c, cs_error *err)
+static int run_collect(qrun *q, cspark_rdd *r, const char *op, cs_session_collected *c,
+                       cs_error *err)
 {
-    c->n = r->num_partitions;
-    c->parts = cs_xcalloc((size_t)c->n + 1, sizeof *c->parts);
-    for (int i = 0; i < c->n; i++)
-        cs_batch_init(&c->parts[i]);
-    if (q->sc->failed || q->sc->interrupted)
-        return cs_error_set(err, CS_ECANCELLED, "the application is stopping");
     char call_site[160];
     job_properties props = job_props(q, op, call_site);
-    task_sink sink = {.kind = SINK_COLLECT};
-    int rc = cs_scheduler_run_job(q->sc->sched, r, NULL, 0, &props, &sink, on_collect, c, err);
-    return rc < 0 ? cs_session_job_error(err) : 0;
+    return cs_session_collect(q->sc, r, &props, c, err);
 }
 
 /* ---- cutting a stage ------------------------------------------------------------------------ */
@@ -233,37 +207,59 @@ static bool union_in_task(const qrun *q, const cs_phys_node *u, bool stage_crowd
 static cspark_rdd *build_stage(qrun *q, cs_phys_node *root, cs_error *err);
 static void coalesce_reads(qrun *q, const cs_phys_node *root, stage_inputs *in, int *parts);
 
-static int run_broadcast(qrun *q, cs_phys_node *bex, int64_t *id, cs_error *err)
+/* ---- broadcast exchanges: their jobs run together, each reader waits for its own ---------- */
+
+static int start_broadcast(qrun *q, cs_phys_node *bex, cs_error *err)
 {
+    if (!q->bjobs) { /* spark.sql.broadcastTimeout (s; negative: none), the broadcast pool */
+        const char *t = cs_sql_conf_get(q->s->conf, "spark.sql.broadcastTimeout");
+        int64_t ms = -1;
+        int threads = 128;
+        if ((t && t[0] != '-' &&
+             cs_conf_parse_duration_ms("spark.sql.broadcastTimeout", t, 1000, &ms, err) < 0) ||
+            cs_sql_conf_int(q->s->conf, "spark.sql.broadcastExchange.maxThreadThreshold", &threads,
+                            err) < 0)
+            return err->code;
+        char call_site[160];
+        job_properties props = job_props(q, "broadcast exchange", call_site);
+        q->bjobs = cs_bcast_jobs_new(q->sc, &props, threads, ms);
+    }
     cspark_rdd *r = build_stage(q, bex, err);
     if (!r) return err->code ? err->code : CS_EINVAL;
-    collected c;
-    int rc = run_collect(q, r, "broadcast exchange", &c, err);
-    cs_sbuf value = CS_SBUF_INIT;
-    for (int p = 0; rc == 0 && p < c.n; p++)
-        for (size_t i = 0; i < c.parts[p].n; i++) {
-            cspark_record rec = batch_get(&c.parts[p], i);
-            uint8_t len[4] = {(uint8_t)rec.value.len, (uint8_t)(rec.value.len >> 8),
-                              (uint8_t)(rec.value.len >> 16), (uint8_t)(rec.value.len >> 24)};
-            cs_sbuf_append(&value, len, 4);
-            cs_sbuf_append(&value, rec.value.ptr, rec.value.len);
-        }
-    collected_free(&c);
-    if (rc == 0) {
-        cspark_broadcast_var b = cspark_broadcast(q->sc, value.data ? value.data : "", value.len);
-        if (b.id < 0) rc = cs_error_set(err, CS_EIO, "the broadcast of a join's build side failed");
-        *id = b.id;
-        if (b.id >= 0) {
-            if (q->n_broadcasts == q->cap_broadcasts) {
-                q->cap_broadcasts = q->cap_broadcasts ? 2 * q->cap_broadcasts : 8;
-                q->broadcasts =
-                    cs_xrealloc(q->broadcasts, (size_t)q->cap_broadcasts * sizeof *q->broadcasts);
-            }
-            q->broadcasts[q->n_broadcasts++] = b.id;
-        }
-    }
-    cs_sbuf_free(&value);
-    return rc;
+    cs_bcast_jobs_start(q->bjobs, bex, r);
+    return 0;
+}
+
+/* Starts the job of every broadcast exchange under n (not started yet) whose stage can be built
+ * now: no broadcast below it still runs and, with adaptive execution, no exchange below it waits
+ * for its map stage (a wave materializes it first), as Spark's prepare starts every
+ * BroadcastExchangeExec's relation future. Returns whether n's subtree waits for something. */
+static bool start_ready(qrun *q, cs_phys_node *n, cs_error *err)
+{
+    bool waits = false;
+    for (int i = 0; i < n->n_children && err->code == 0; i++)
+        if (n->children[i]) waits |= start_ready(q, n->children[i], err);
+    if (err->code) return true;
+    if (n->kind == CS_PH_EXCHANGE) return waits || q->aqe.enabled;
+    if (n->kind != CS_PH_BROADCAST_EXCHANGE) return waits;
+    if (!waits && !cs_bcast_jobs_started(q->bjobs, n)) start_broadcast(q, n, err);
+    return !cs_bcast_jobs_done(q->bjobs, n);
+}
+
+static int start_all(qrun *q, cs_phys_node *root, cs_error *err)
+{
+    cs_error e = {0};
+    if (root) start_ready(q, root, &e);
+    if (e.code) *err = e;
+    return e.code;
+}
+
+/* The broadcast variable of exchange bex, once its job ran (started now if it was not). */
+static int broadcast_of(qrun *q, cs_phys_node *bex, int64_t *id, cs_error *err)
+{
+    if (!cs_bcast_jobs_started(q->bjobs, bex) && start_broadcast(q, bex, err) < 0) return err->code;
+    if (cs_bcast_jobs_wait(q->bjobs, bex, id, err) < 0) return err->code;
+    return start_all(q, q->root, err); /* those that waited for this one */
 }
 
 /* A stage node of the query: its tasks evaluate with the session's settings (SET values). */
@@ -432,7 +428,7 @@ static int cut_inputs(qrun *q, cs_phys_node *n, stage_inputs *in, bool crowded, 
                                     "broadcasts",
                                     MAX_BROADCASTS);
             int64_t id = -1;
-            if (run_broadcast(q, ch, &id, err) < 0) return err->code;
+            if (broadcast_of(q, ch, &id, err) < 0) return err->code;
             keep_cut(q, ch);
             n->children[i] = leaf(CS_PH_BROADCAST_READ, ch, in->n_bc);
             in->bc[in->n_bc++] = id;
@@ -511,7 +507,7 @@ static int range_bounds(qrun *q, cs_phys_node *ex, const stage_inputs *in, int p
     cspark_rdd *sample = stage_node(q, ex, in, parts, "RangePartitioner sample", err);
     if (!sample) return err->code ? err->code : CS_EINVAL;
     sample->sql_sample_size = cs_range_sample_per_partition(ex->num_partitions, parts, hint);
-    collected c;
+    cs_session_collected c;
     int rc = run_collect(q, sample, "sample for range exchange", &c, err);
     int64_t *counts = cs_xcalloc((size_t)c.n + 1, sizeof *counts);
     const uint8_t **values = cs_xcalloc((size_t)c.n + 1, sizeof *values);
@@ -532,7 +528,7 @@ static int range_bounds(qrun *q, cs_phys_node *ex, const stage_inputs *in, int p
     free(counts);
     free(values);
     free(lens);
-    collected_free(&c);
+    cs_session_collected_free(&c);
     return rc;
 }
 
@@ -698,6 +694,7 @@ static int materialize_stages(qrun *q, cs_phys_node *plan, cs_error *err)
     cs_aqe_ready r = {0};
     shuffle_dep **deps = NULL;
     for (;;) {
+        if ((rc = start_all(q, plan, err)) < 0) break; /* the broadcasts ready, meanwhile */
         r.n = 0;
         cs_aqe_find_ready(plan, &r);
         if (r.n == 0) break;
@@ -760,9 +757,7 @@ static void qrun_end(qrun *q)
     for (int i = 0; i < q->n_cut; i++)
         cs_phys_free(q->cut[i]);
     free(q->cut);
-    for (int i = 0; i < q->n_broadcasts; i++)
-        cspark_broadcast_destroy(q->sc, (cspark_broadcast_var){q->broadcasts[i]});
-    free(q->broadcasts);
+    cs_bcast_jobs_free(q->bjobs);
     cs_query_lineage_release(&q->nodes, q->sc);
 }
 
@@ -770,10 +765,13 @@ static void qrun_end(qrun *q)
 static int run_plan(qrun *q, cs_phys_node *plan, cs_sql_result *out, cs_error *err)
 {
     if (cs_session_plan_local(plan)) return cs_session_run_local(q->s, plan, out, err);
-    int rc = q->aqe.enabled ? materialize_stages(q, plan, err) : 0;
+    cs_phys_node *outer = q->root;
+    q->root = plan;
+    int rc = q->aqe.enabled ? materialize_stages(q, plan, err) : start_all(q, plan, err);
     cspark_rdd *r = rc == 0 ? build_stage(q, plan, err) : NULL;
+    q->root = outer;
     if (rc == 0 && !r) rc = err->code ? err->code : CS_EINVAL;
-    collected c = {0};
+    cs_session_collected c = {0};
     if (rc == 0) rc = run_collect(q, r, "collect", &c, err);
     for (int p = 0; rc == 0 && p < c.n; p++)
         for (size_t i = 0; rc == 0 && i < c.parts[p].n; i++) {
@@ -784,7 +782,7 @@ static int run_plan(qrun *q, cs_phys_node *plan, cs_sql_result *out, cs_error *e
             if (rc < 0) break;
             cs_result_take_batch(out, b);
         }
-    if (c.parts) collected_free(&c);
+    if (c.parts) cs_session_collected_free(&c);
     if (!out->schema) out->schema = cs_col_type_ref(plan->schema);
     cs_phys_free(plan);
     return rc;
@@ -928,8 +926,10 @@ static void post_end(qrun *q, int rc, const cs_error *err)
 /* The final stage handed to the session's write_stage instead of collected (query_write.c). */
 static int run_final(qrun *q, cs_phys_node *plan, cs_error *err)
 {
-    int rc = q->aqe.enabled ? materialize_stages(q, plan, err) : 0;
+    q->root = plan;
+    int rc = q->aqe.enabled ? materialize_stages(q, plan, err) : start_all(q, plan, err);
     cspark_rdd *r = rc == 0 ? build_stage(q, plan, err) : NULL;
+    q->root = NULL;
     char call_site[160];
     job_properties props = job_props(q, "save", call_site);
     cs_session_final_stage st = {q->sc, r, plan->schema, &props, &q->nodes};

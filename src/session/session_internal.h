@@ -4,7 +4,8 @@
  * jobs; result_rows.c: building a command's rows; table_write.c: the statements that write
  * files; query_write.c: a query's final stage written by its tasks and committed;
  * query_local.c: a query of local rows answered on the driver without a job;
- * catalog_commands.c: the commands over databases and functions).
+ * catalog_commands.c: the commands over databases and functions; job_collect.c: a job
+ * collecting a stage's records on the driver).
  */
 #ifndef CSPARK_SESSION_SESSION_INTERNAL_H
 #define CSPARK_SESSION_SESSION_INTERNAL_H
@@ -15,6 +16,7 @@
 #include "columnar/col_builder.h"
 #include "datasource/ds_commit.h"
 #include "formats/file_format.h"
+#include "plan/task.h"
 #include "session/sql_conf.h"
 #include "session/sql_session.h"
 #include "sql/catalog.h"
@@ -54,6 +56,20 @@ int cs_session_run_local(cs_sql_session *s, struct cs_phys_node *plan, cs_sql_re
  * that error (class, state, message from the class on), as Spark rethrows the task's
  * SparkThrowable; a job cancelled on request becomes SPARK_JOB_CANCELLED. Returns err->code. */
 int cs_session_job_error(cs_error *err);
+/* The records of a stage node collected by cs_session_collect: per partition, the batch its
+ * task returned (owned until cs_session_collected_free). */
+typedef struct cs_session_collected {
+    cs_batch *parts;
+    int n;
+} cs_session_collected;
+/* Runs a job over every partition of r with props (borrowed for the call), collecting their
+ * records into *c (always set up: free it whatever the outcome); 0, or the job's error mapped by
+ * cs_session_job_error (CS_ECANCELLED when the application is stopping). Any thread. */
+struct job_properties;
+struct cspark_rdd;
+int cs_session_collect(cspark_context *sc, struct cspark_rdd *r, const struct job_properties *props,
+                       cs_session_collected *c, cs_error *err);
+void cs_session_collected_free(cs_session_collected *c);
 /* The final stage of a query, for a consumer other than collecting (query_write.c): its lineage
  * node, the schema of its batches (each record's value one cs_sql_batch_encode'd batch) and the
  * properties its job runs with, and the query's lineage, where a node the consumer makes goes

@@ -11,7 +11,7 @@
 
 #include "session/sql_conf.h"
 
-typedef enum { K_INT, K_SIZE, K_BOOL, K_TEXT, K_ZONE } key_type;
+typedef enum { K_INT, K_SIZE, K_BOOL, K_TEXT, K_ZONE, K_SECONDS } key_type;
 
 static const struct known_key {
     const char *key;
@@ -62,6 +62,15 @@ static const struct known_key {
      "Maximum size in bytes for a table that will be broadcast to all worker nodes when "
      "performing a join. By setting this value to -1 broadcasting can be disabled.",
      "1.1.0"},
+    {"spark.sql.broadcastExchange.maxThreadThreshold", K_INT, "128",
+     "The maximum degree of parallelism to fetch and broadcast the table. If we encounter memory "
+     "issue like frequently full GC or OOM when broadcast table we can decrease this number in "
+     "order to reduce memory usage. Notice the number should be carefully chosen since decreasing "
+     "parallelism might cause longer waiting for other broadcasting. Also, increasing "
+     "parallelism may cause memory problem.",
+     "3.0.0"},
+    {"spark.sql.broadcastTimeout", K_SECONDS, "300",
+     "Timeout in seconds for the broadcast wait time in broadcast joins.", "1.3.0"},
     {"spark.sql.cbo.enabled", K_BOOL, "false",
      "Enables CBO for estimation of plan statistics when set true.", "2.2.0"},
     {"spark.sql.cbo.joinReorder.enabled", K_BOOL, "false", "Enables join reorder in CBO.", "2.2.0"},
@@ -192,6 +201,10 @@ static int check_value(const struct known_key *k, const char *value, cs_error *e
         return 0;
     case K_TEXT:
         return 0;
+    case K_SECONDS: /* negative: no limit */
+        return value[0] == '-' || cs_conf_parse_duration_ms(k->key, value, 1000, &i, err) == 0
+                   ? 0
+                   : err->code;
     }
     return 0;
 }

@@ -2,8 +2,8 @@
  * exec_ctx.h — what every physical SQL operator and expression evaluation of one task sees:
  * the allocator its batches come from (charged to the task's execution memory), the task memory
  * to ask before growing a hash table or sort buffer (spill when over), where spills go, the
- * batch size, the session settings that change results (ANSI mode, time zone) and the task's
- * cancellation flag.
+ * batch size, the session settings that change results (ANSI mode, time zone), the task's
+ * cancellation flag, and the per-process values built from the stage's broadcasts.
  *
  * Filled by whoever runs a physical plan: the SQL plan kind's task body on an executor, the
  * driver for local work, unit tests. Ownership: the caller's; every pointer is borrowed for the
@@ -17,6 +17,11 @@
 #include <stdint.h>
 
 #include "columnar/col_memory.h"
+#include "common/err.h"
+
+/* Builds a value from a broadcast's bytes (its batches, each preceded by its u32 little-endian
+ * length): NULL with err on failure. */
+typedef void *(*cs_sql_broadcast_build_fn)(void *arg, const void *value, size_t len, cs_error *err);
 
 typedef struct cs_sql_exec_ctx {
     cs_col_allocator *alloc;      /* every column an operator builds; never NULL */
@@ -31,6 +36,15 @@ typedef struct cs_sql_exec_ctx {
      * Python operator starts a simple worker of its own */
     struct cs_py_worker_factory *py_workers;
     bool py_reuse; /* spark.python.worker.reuse */
+    /* The value built from the stage's broadcast input `input` under key, once per process
+     * (Spark's broadcast relation, built once per executor): the first task to ask runs build
+     * while the others wait, then every task of the process that asks gets the same value, to
+     * read only, until its attempt ends; free_fn frees it when the broadcast is removed. NULL:
+     * none here (each operator builds its own). */
+    int (*broadcast_shared)(void *arg, int input, const char *key, cs_sql_broadcast_build_fn build,
+                            void *build_arg, void (*free_fn)(void *value), void **out,
+                            cs_error *err);
+    void *broadcast_arg;
 } cs_sql_exec_ctx;
 
 static inline int64_t cs_sql_batch_rows(const cs_sql_exec_ctx *ctx)

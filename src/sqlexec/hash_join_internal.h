@@ -22,6 +22,8 @@ typedef struct cs_sql_hj_queue {
     int n, head, cap;
 } cs_sql_hj_queue;
 
+typedef struct cs_sql_hj_shared cs_sql_hj_shared;
+
 typedef struct cs_sql_hj {
     cs_sql_op base;
     cs_hash_join_type type;
@@ -36,6 +38,9 @@ typedef struct cs_sql_hj {
     cs_col_type *cond_schema; /* pairs_schema's fields cond_cols (NULL: pairs_schema) */
     int probe_child, build_child;
     const cs_sort_key *probe_keys, *build_keys;
+    int build_broadcast; /* the build side is this broadcast input of the stage, -1: not one */
+    /* the table below is this process's shared one (read only; only matched is the task's) */
+    const cs_sql_hj_shared *shared;
     /* build side */
     cs_col_batch **bb;
     int nbb, bb_cap;
@@ -98,5 +103,21 @@ void cs_sql_hj_batch_keys(cs_sql_hj *j, const cs_col_batch *b, const cs_sort_key
 /* The first build row matching each of the n keys of the current batch keys into first[] (-1:
  * none, or a null key). */
 void cs_sql_hj_lookup_batch(cs_sql_hj *j, int64_t n, int32_t *first);
+
+/* A broadcast's table, built once per process and probed by every task of it (Spark's
+ * HashedRelation of a broadcast, cached by the executor's block manager): its batches and index
+ * come from an allocator of its own (counted once, charged to no task) and never change after the
+ * build. */
+/* The key it is shared under: the build keys and their form (j's build side). */
+void cs_sql_hj_shared_key(const cs_sql_hj *j, char *key, size_t cap);
+/* cs_sql_exec_ctx.broadcast_shared's build: the table of j's build keys over a broadcast's
+ * batches (value, len: each preceded by its u32 little-endian length). NULL with err when the
+ * value is malformed. */
+void *cs_sql_hj_shared_build(void *j, const void *value, size_t len, cs_error *err);
+void cs_sql_hj_shared_free(void *shared);
+/* j probes shared from now on (its own matched flags allocated); cs_sql_hj_reset lets it go. */
+void cs_sql_hj_adopt(cs_sql_hj *j, const cs_sql_hj_shared *shared);
+/* The bytes the shared table holds (its batches and index: its allocator's count). */
+int64_t cs_sql_hj_shared_bytes(const cs_sql_hj_shared *shared);
 
 #endif /* CSPARK_SQLEXEC_HASH_JOIN_INTERNAL_H */

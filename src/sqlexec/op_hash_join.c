@@ -22,6 +22,11 @@
  * the probe side: unmatched build rows (outer on the build side, anti building left) or matched
  * ones (semi building left).
  *
+ * A broadcast build side (cs_join_spec.build_broadcast) is not read by the task: the table of the
+ * process (hash_join_table.c's shared table, built once by the first task that asks) is probed
+ * in place, only the matched flags being the task's; it never spills (a broadcast is built whole,
+ * as Spark's broadcast relation).
+ *
  * Grace hash join: when the task is over its execution memory while the build side is read
  * (cs_sql_should_spill), both sides are partitioned by the top bits of their key hashes into 16
  * spill files each (build first, then the whole probe side), and the partitions are joined one
@@ -391,8 +396,24 @@ static int start_grace(cs_sql_hj *j, cs_error *err)
     return rc;
 }
 
+/* A broadcast build side: the process's table of it (built by the first task that asks). */
+static int adopt_shared(cs_sql_hj *j, cs_error *err)
+{
+    const cs_sql_exec_ctx *ctx = j->base.ctx;
+    char key[256];
+    cs_sql_hj_shared_key(j, key, sizeof key);
+    void *t = NULL;
+    int rc = ctx->broadcast_shared(ctx->broadcast_arg, j->build_broadcast, key,
+                                   cs_sql_hj_shared_build, j, cs_sql_hj_shared_free, &t, err);
+    if (rc != CS_OK) return rc;
+    cs_sql_hj_adopt(j, t);
+    j->phase = PH_PROBE;
+    return CS_OK;
+}
+
 static int do_build(cs_sql_hj *j, cs_error *err)
 {
+    if (j->build_broadcast >= 0 && j->base.ctx->broadcast_shared) return adopt_shared(j, err);
     cs_sql_op *bc = j->base.children[j->build_child];
     int rc;
     int64_t peak = 0;
@@ -735,6 +756,7 @@ cs_sql_op *cs_sql_op_hash_join(cs_sql_op *left, cs_sql_op *right, const cs_join_
         j->right_keys[k] = (cs_sort_key){.ordinal = spec->right_keys[k], .nulls_first = true};
     }
     j->build_child = spec->build == CS_BUILD_LEFT ? 0 : 1;
+    j->build_broadcast = spec->build_broadcast ? spec->build_broadcast_input : -1;
     j->probe_child = 1 - j->build_child;
     j->build_keys = j->build_child == 0 ? j->left_keys : j->right_keys;
     j->probe_keys = j->probe_child == 0 ? j->left_keys : j->right_keys;

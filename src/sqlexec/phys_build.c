@@ -535,7 +535,10 @@ static cs_sql_op *build_hash_join(const cs_phys_node *n, cs_sql_op *left, cs_sql
 {
     join_condition *cond;
     if (compile_join_condition(n, left, right, true, &cond, err)) return NULL;
+    const cs_phys_node *b = n->children[n->build_side == CS_BUILD_LEFT ? 0 : 1];
     cs_join_spec spec = {
+        .build_broadcast = b->kind == CS_PH_BROADCAST_READ, /* its table: once per process */
+        .build_broadcast_input = b->input,
         .type = n->join_type,
         .build = n->build_side,
         .left_keys = n->left_keys,

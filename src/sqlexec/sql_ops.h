@@ -174,6 +174,12 @@ typedef struct cs_join_spec {
      * NULL: every column. */
     const int *condition_cols;
     int n_condition_cols;
+    /* The build side is the stage's broadcast input build_broadcast_input, read whole: when the
+     * task's context offers it (cs_sql_exec_ctx.broadcast_shared) its hash table is built once
+     * per process and shared by every task probing it (Spark's HashedRelation of a broadcast),
+     * and the build child is never read. */
+    bool build_broadcast;
+    int build_broadcast_input;
 } cs_join_spec;
 
 cs_sql_op *cs_sql_op_hash_join(cs_sql_op *left, cs_sql_op *right, const cs_join_spec *spec,

@@ -29,7 +29,9 @@
  * execution memory, spills in the executor's local directory, spark.sql.ansi.enabled and
  * spark.sql.session.timeZone from the query's session (carried by the node; the application's
  * conf when the node has none), the task's kill flag, and the executor's Python worker factory
- * (an exec service, with spark.python.worker.reuse of the application's conf). The tree is
+ * (an exec service, with spark.python.worker.reuse of the application's conf), and a broadcast
+ * input's value derived once per process (a broadcast join's hash table) through the task's pinned
+ * broadcast (exec/task_vars.h). The tree is
  * decoded once per stage plan on executors (kept in the node, read by every task) and once per
  * task where the node was never encoded (local mode).
  *
@@ -42,6 +44,7 @@
 #include "common/conf.h"
 #include "exec/exec_services.h"
 #include "exec/part_iter.h"
+#include "exec/task_vars.h"
 #include "common/conf_entries.h"
 #include "plan/rdd_kind.h"
 #include "sqlexec/phys_plan.h"
@@ -371,6 +374,22 @@ missing:
     return NULL;
 }
 
+/* cs_sql_exec_ctx.broadcast_shared: the task's broadcast input i, its value derived once per
+ * process in the broadcast store (exec/task_vars.h). */
+static int broadcast_shared(void *arg, int input, const char *key, cs_sql_broadcast_build_fn build,
+                            void *build_arg, void (*free_fn)(void *value), void **out,
+                            cs_error *err)
+{
+    sql_iter *it = arg;
+    if (input < 0 || input >= it->rdd->num_broadcasts)
+        return cs_error_set(err, CS_EINVAL,
+                            "SQL stage node %d reads broadcast %d, which it does "
+                            "not have",
+                            it->rdd->id, input);
+    return cs_task_vars_broadcast_derived(it->tc, it->rdd->broadcast_ids[input], key, build,
+                                          build_arg, free_fn, out, err);
+}
+
 /* One record of batch b: key (4 bytes or none), value its encoding. A batch over the record
  * limit is halved until it fits. */
 static int emit_batch(sql_iter *it, const uint8_t *key, uint32_t klen, cs_col_batch *b,
@@ -631,6 +650,8 @@ static part_iter *sql_compute(cspark_task_context *tc, cspark_rdd *rdd, int part
     it->ctx.spill_dir = tc->env->local_dir;
     it->ctx.cancelled = tc->task->cancelled;
     it->ctx.partition_id = partition;
+    it->ctx.broadcast_shared = broadcast_shared;
+    it->ctx.broadcast_arg = it;
     if (read_conf(it, err) < 0 || python_workers(it, err) < 0) goto fail;
     const cs_phys_node *body = tree;
     if (tree->kind == CS_PH_EXCHANGE || tree->kind == CS_PH_BROADCAST_EXCHANGE) {

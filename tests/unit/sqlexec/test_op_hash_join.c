@@ -7,15 +7,21 @@
  * partitioning under a small task memory equal to the in-memory result with spill metrics set; a
  * key group larger than the task memory joined block by block, equal to the in-memory result;
  * semi and anti joins under a condition against key groups of thousands of rows (decided by the
- * first pair that holds); a build side of 150,000 rows probed by mostly missing keys.
+ * first pair that holds); a build side of 150,000 rows probed by mostly missing keys; a broadcast
+ * build side whose table is built once per process (the broadcast store's derived value) and
+ * probed by many tasks at once, each giving the reference's rows, and freed when the broadcast
+ * goes.
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <pthread.h>
 
+#include "broadcast/broadcast_store.h"
 #include "op_test_util.h"
+#include "sqlexec/phys_plan.h"
 
 typedef struct side {
     int64_t *k, *v;
@@ -609,6 +615,137 @@ static void test_big_build_side_mostly_missing_probe_keys(void **state)
     free_side(&small);
 }
 
+/* ---- a broadcast's table, shared by the tasks of a process ---- */
+
+typedef struct shared_env {
+    broadcast_store *store;
+    broadcast_entry *entry; /* acquired by the "executor" for the test */
+} shared_env;
+
+static _Atomic int shared_builds, shared_frees;
+static cs_sql_broadcast_build_fn real_build;
+static void (*real_free)(void *);
+
+static void *counting_build(void *arg, const void *value, size_t len, cs_error *err)
+{
+    shared_builds++;
+    return real_build(arg, value, len, err);
+}
+
+static void counting_free(void *v)
+{
+    shared_frees++;
+    real_free(v);
+}
+
+/* cs_sql_exec_ctx.broadcast_shared over the test's store: input 0 is the entry. */
+static int shared_hook(void *arg, int input, const char *key, cs_sql_broadcast_build_fn build,
+                       void *build_arg, void (*free_fn)(void *), void **out, cs_error *err)
+{
+    shared_env *env = arg;
+    assert_int_equal(input, 0);
+    real_build = build;
+    real_free = free_fn;
+    return cs_broadcast_entry_derived(env->store, env->entry, key, counting_build, build_arg,
+                                      counting_free, out, err);
+}
+
+typedef struct shared_task {
+    shared_env *env;
+    const side *l, *r;
+    int failures;
+} shared_task;
+
+/* One task: every join type that builds the right side, with and without the condition; the
+ * build child is empty (never read: the rows come from the broadcast). */
+static void *shared_task_main(void *arg)
+{
+    shared_task *t = arg;
+    cs_sql_exec_ctx ctx = t_ctx();
+    ctx.broadcast_shared = shared_hook;
+    ctx.broadcast_arg = t->env;
+    for (int type = CS_HJ_INNER; type <= CS_HJ_LEFT_ANTI_NULL_AWARE; type++)
+        for (int with_cond = 0; with_cond < 2; with_cond++) {
+            if (type == CS_HJ_RIGHT_OUTER || type == CS_HJ_FULL_OUTER) continue; /* build left */
+            if (type == CS_HJ_LEFT_ANTI_NULL_AWARE && with_cond) continue;
+            int calls = 0;
+            cs_join_spec spec = {.type = (cs_hash_join_type)type,
+                                 .build = CS_BUILD_RIGHT,
+                                 .left_keys = (int[]){0},
+                                 .right_keys = (int[]){0},
+                                 .n_keys = 1,
+                                 .condition = with_cond ? cond_fn : NULL,
+                                 .condition_arg = &calls,
+                                 .build_broadcast = true,
+                                 .build_broadcast_input = 0};
+            side none = {t->r->k, t->r->v, t->r->kv, 0};
+            cs_error err = {0};
+            cs_sql_op *op = cs_sql_op_hash_join(side_op(t->l, "lk", "lv", 97),
+                                                side_op(&none, "rk", "rw", 97), &spec, &err);
+            t_rows got = t_run(op, &ctx);
+            t_rows_sort(&got);
+            t_rows want = reference((cs_hash_join_type)type, t->l, t->r, with_cond);
+            if (got.rc != CS_OK || !t_rows_equal(&want, &got)) t->failures++;
+            t_rows_free(&want);
+            t_rows_free(&got);
+            cs_sql_op_free(op);
+        }
+    return NULL;
+}
+
+static void test_broadcast_table_built_once_per_process_and_freed_with_it(void **state)
+{
+    (void)state;
+    side l = gen_side(3000, 500, 7), r = gen_side(2000, 400, 8);
+    /* the broadcast's value: r's batches, each preceded by its u32 little-endian length */
+    cs_sbuf value = CS_SBUF_INIT, enc = CS_SBUF_INIT;
+    cs_sql_op *src = side_op(&r, "rk", "rw", 300);
+    cs_sql_exec_ctx ctx = t_ctx();
+    cs_error err = {0};
+    assert_int_equal(cs_sql_op_open(src, &ctx, &err), CS_OK);
+    for (cs_col_batch *b; cs_sql_op_next(src, &b, &err) == CS_OK && b; cs_col_batch_unref(b)) {
+        enc.len = 0;
+        assert_int_equal(cs_sql_batch_encode(b, &enc, &err), CS_OK);
+        uint8_t len[4] = {(uint8_t)enc.len, (uint8_t)(enc.len >> 8), (uint8_t)(enc.len >> 16),
+                          (uint8_t)(enc.len >> 24)};
+        cs_sbuf_append(&value, len, 4);
+        cs_sbuf_append(&value, enc.data, enc.len);
+    }
+    cs_sql_op_close(src);
+    cs_sql_op_free(src);
+    broadcast_store *store = cs_broadcast_store_new();
+    assert_int_equal(cs_broadcast_store_put(store, 7, value.data, value.len, 0, &err), 0);
+    shared_env env = {store, NULL};
+    assert_int_equal(cs_broadcast_store_acquire(store, 7, &env.entry, &err), 0);
+    shared_builds = shared_frees = 0;
+
+    enum { TASKS = 8 };
+    pthread_t th[TASKS];
+    shared_task tasks[TASKS];
+    for (int i = 0; i < TASKS; i++) {
+        tasks[i] = (shared_task){&env, &l, &r, 0};
+        assert_int_equal(pthread_create(&th[i], NULL, shared_task_main, &tasks[i]), 0);
+    }
+    for (int i = 0; i < TASKS; i++) {
+        pthread_join(th[i], NULL);
+        assert_int_equal(tasks[i].failures, 0);
+    }
+    /* 8 tasks x 8 joins over the same keys: one table */
+    assert_int_equal(shared_builds, 1);
+    assert_int_equal(shared_frees, 0);
+    /* removed while a task holds it: freed at the last release, not before */
+    assert_true(cs_broadcast_store_remove(store, 7));
+    assert_int_equal(shared_frees, 0);
+    cs_broadcast_store_release(store, env.entry);
+    assert_int_equal(shared_frees, 1);
+
+    cs_broadcast_store_free(store);
+    cs_sbuf_free(&value);
+    cs_sbuf_free(&enc);
+    free_side(&l);
+    free_side(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -621,6 +758,7 @@ int main(void)
         cmocka_unit_test(test_key_group_larger_than_memory_joins_in_blocks),
         cmocka_unit_test(test_semi_anti_long_key_groups_decided_by_first_holding_pair),
         cmocka_unit_test(test_big_build_side_mostly_missing_probe_keys),
+        cmocka_unit_test(test_broadcast_table_built_once_per_process_and_freed_with_it),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
