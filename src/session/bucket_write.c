@@ -90,7 +90,7 @@ int cs_session_bucket_columns(cs_sql_session *s, cs_sql_arena *a, const cs_sql_s
                               const char *db, const cs_col_type *cols, const char ***bucket,
                               const char ***sort, cs_error *err)
 {
-    if (st->num_buckets == 0 && st->n_sort_by > 0)
+    if (!st->bucketed && st->n_sort_by > 0)
         return cs_sql_error_set(err, CS_EINVAL, "SORT_BY_WITHOUT_BUCKETING", "42601",
                                 "sortBy must be used together with bucketBy.");
     const char *max_text = cs_sql_conf_get(s->conf, MAX_BUCKETS_KEY);

@@ -5,7 +5,8 @@
  * files; query_write.c: a query's final stage written by its tasks and committed;
  * query_local.c: a query of local rows answered on the driver without a job;
  * catalog_commands.c: the commands over databases and functions; bucket_write.c: bucketed
- * tables' checks and write plans).
+ * tables' checks and write plans; table_describe.c: DESCRIBE EXTENDED's table details and
+ * SHOW CREATE TABLE).
  */
 #ifndef CSPARK_SESSION_SESSION_INTERNAL_H
 #define CSPARK_SESSION_SESSION_INTERNAL_H
@@ -172,5 +173,13 @@ int cs_rows_finish(cs_rows_builder *b, cs_sql_result *out, cs_error *err);
 void cs_rows_none(cs_sql_result *out);
 /* Appends b (its reference taken over) to out's batches; an empty batch is released instead. */
 void cs_result_take_batch(cs_sql_result *out, cs_col_batch *b);
+
+/* ---- a table's details (table_describe.c) ---- */
+/* DESCRIBE TABLE EXTENDED's "# Detailed Table Information" rows of table t (col_name,
+ * data_type, comment), appended to b. */
+void cs_session_describe_detail(const cs_catalog_table *t, cs_rows_builder *b);
+/* SHOW CREATE TABLE t: its one createtab_stmt row. */
+int cs_session_show_create_table(cs_sql_session *s, const cs_sql_statement *st, cs_sql_result *out,
+                                 cs_error *err);
 
 #endif /* CSPARK_SESSION_SESSION_INTERNAL_H */

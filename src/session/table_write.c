@@ -202,7 +202,7 @@ int cs_session_create_table_as(cs_sql_session *s, cs_sql_arena *a, const cs_sql_
     cs_col_type *data = cs_sql_arena_keep_type(a, data_schema_of(resolved, st));
     const char **clustering = NULL, **bucket = NULL, **sort = NULL;
     if (cluster_columns(a, st, data, &clustering, err) != 0) return err->code;
-    bool bucketed = st->num_buckets != 0 || st->n_sort_by > 0;
+    bool bucketed = st->bucketed || st->n_sort_by > 0;
     if (bucketed) {
         cs_col_type *cols = cs_sql_arena_keep_type(a, table_schema_of(resolved, st));
         if (cs_session_bucket_columns(s, a, st, full[0], cols, &bucket, &sort, err) != 0)

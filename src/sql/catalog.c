@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <strings.h>
 
 #include "datasource/file_index.h"
@@ -614,6 +615,7 @@ int cs_catalog_create_table(cs_catalog *c, const char *const *parts, int n_parts
     }
     cs_catalog_table *t = cs_sql_alloc(c->arena, sizeof *t);
     t->kind = CS_CATALOG_TABLE;
+    t->created_s = (int64_t)time(NULL);
     t->database = db;
     t->name = lower_dup(c->arena, name);
     t->format = lower_dup(c->arena, format);

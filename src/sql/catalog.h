@@ -71,6 +71,7 @@ struct cs_catalog_table {
     const char **bucket_columns, **sort_columns;
     int64_t size_bytes;  /* sum of the files' sizes when listed, -1 unknown */
     bool managed;        /* TABLE: its folder is the catalog's (dropped with it) */
+    int64_t created_s;   /* TABLE: when it was created (seconds since the epoch) */
     const char *comment; /* TABLE: COMMENT '...' (Spark's description), or NULL */
     /* CACHE TABLE / spark.catalog.cacheTable (TABLE, TEMP_VIEW): the rows kept, one reference
      * each, which queries read in place of the relation (the analyzer makes them a local

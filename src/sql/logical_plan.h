@@ -236,9 +236,10 @@ typedef struct cs_sql_statement {
     int n_cluster_by;
     const char **cluster_by;
     /* CREATE TABLE ... CLUSTERED BY (b, ...) [SORTED BY (s, ...)] INTO n BUCKETS, and a
-     * DataFrameWriter's bucketBy(n, b, ...).sortBy(s, ...) (Spark's BucketSpec): num_buckets
-     * as written (0: not bucketed; checked when the statement runs), the columns as written;
-     * n_sort_by > 0 with num_buckets 0 is a sortBy without bucketBy */
+     * DataFrameWriter's bucketBy(n, b, ...).sortBy(s, ...) (Spark's BucketSpec): bucketed,
+     * num_buckets as written (checked when the statement runs), the columns as written;
+     * n_sort_by > 0 without bucketed is a sortBy without bucketBy */
+    bool bucketed;
     int num_buckets;
     int n_bucket_by, n_sort_by;
     const char **bucket_by, **sort_by;

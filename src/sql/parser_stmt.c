@@ -202,6 +202,7 @@ static void bucket_spec(cs_sqlp *p, cs_sql_statement *s)
 {
     cs_sqlp_next(p); /* CLUSTERED */
     cs_sqlp_next(p); /* BY */
+    s->bucketed = true;
     ident_list(p, &s->n_bucket_by, &s->bucket_by);
     if (cs_sqlp_is_kw(p, 0, "SORTED") && cs_sqlp_is_kw(p, 1, "BY")) {
         cs_sqlp_next(p);
@@ -210,7 +211,11 @@ static void bucket_spec(cs_sqlp *p, cs_sql_statement *s)
         cs_sqlp_list l = {0};
         do {
             cs_sqlp_list_add(p, &l, (void *)cs_sqlp_ident(p));
-            if (cs_sqlp_is_kw(p, 0, "DESC")) cs_sqlp_syntax_error(p, cs_sqlp_peek(p, 0));
+            if (cs_sqlp_is_kw(p, 0, "DESC")) {
+                const cs_sql_token *d = cs_sqlp_peek(p, 0);
+                cs_sqlp_fail(p, d->line, d->pos, "_LEGACY_ERROR_TEMP_0035", "",
+                             "Operation not allowed: Column ordering must be ASC, was 'DESC'.");
+            }
             cs_sqlp_accept_kw(p, "ASC");
         } while (cs_sqlp_accept_op(p, ","));
         cs_sqlp_expect_op(p, ")");
@@ -475,7 +480,9 @@ static cs_sql_statement *describe(cs_sqlp *p)
 {
     cs_sqlp_next(p); /* DESCRIBE | DESC */
     cs_sql_statement *s = stmt_new(p, CS_STMT_SHOW);
-    if (cs_sqlp_accept_kw(p, "QUERY") || cs_sqlp_starts_query(p, 0)) {
+    /* DESCRIBE TABLE t is the table's, not the query TABLE t's (Spark's describeRelation) */
+    if (cs_sqlp_accept_kw(p, "QUERY") ||
+        (cs_sqlp_starts_query(p, 0) && !cs_sqlp_is_kw(p, 0, "TABLE"))) {
         s->mode = "DESCRIBE QUERY";
         s->plan = cs_sqlp_query(p);
         return s;
