@@ -6,7 +6,7 @@ from pyspark.sql import SparkSession
 
 path, out = sys.argv[1], sys.argv[2]
 spark = SparkSession.builder.appName("bucketed_write").getOrCreate()
-for line in open(path):
+for line in open(path, encoding="utf-8"):
     line = line.strip()
     if not line or line.startswith("--"):
         continue
