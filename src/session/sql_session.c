@@ -446,8 +446,7 @@ static int describe(cs_sql_session *s, cs_sql_arena *a, const cs_sql_statement *
             cs_sbuf_free(&ty);
         }
     }
-    if (t && t->kind == CS_CATALOG_TABLE && strcmp(st->mode, "DESCRIBE EXTENDED") == 0)
-        cs_session_describe_detail(t, &b);
+    if (t && t->kind == CS_CATALOG_TABLE && st->extended) cs_session_describe_detail(t, &b);
     return cs_rows_finish(&b, out, err);
 }
 
@@ -460,7 +459,7 @@ static int show(cs_sql_session *s, cs_sql_arena *a, const cs_sql_statement *st, 
     if (strcmp(m, "FUNCTIONS") == 0) return cs_session_show_functions(s, st, out, err);
     if (strcmp(m, "DESCRIBE_DATABASE") == 0) return cs_session_describe_database(s, st, out, err);
     if (strcmp(m, "DESCRIBE_FUNCTION") == 0) return cs_session_describe_function(s, st, out, err);
-    if (strcmp(m, "CREATE TABLE") == 0) return cs_session_show_create_table(s, st, out, err);
+    if (strcmp(m, "CREATE_TABLE") == 0) return cs_session_show_create_table(s, st, out, err);
     static const char *const describe_modes[] = {"COLUMNS", "DESCRIBE", "DESCRIBE EXTENDED",
                                                  "DESCRIBE QUERY"};
     for (size_t i = 0; i < sizeof describe_modes / sizeof describe_modes[0]; i++)

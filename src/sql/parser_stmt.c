@@ -465,7 +465,7 @@ static cs_sql_statement *show(cs_sqlp *p)
     } else if (cs_sqlp_is_kw(p, 0, "CREATE") && cs_sqlp_is_kw(p, 1, "TABLE")) {
         cs_sqlp_next(p);
         cs_sqlp_next(p);
-        s->mode = "CREATE TABLE";
+        s->mode = "CREATE_TABLE";
         name_of(p, s);
     } else if (cs_sqlp_accept_kw(p, "TBLPROPERTIES")) {
         s->mode = "TBLPROPERTIES";
