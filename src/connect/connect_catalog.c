@@ -344,7 +344,10 @@ static int list_columns(cs_sql_session *sql, cs_catalog *cat, cs_sql_arena *a, c
         bool cluster = false;
         for (int k = 0; t->kind == CS_CATALOG_TABLE && k < t->n_cluster_columns; k++)
             cluster |= strcmp(t->cluster_columns[k], c->name) == 0;
-        put_bool(&r, 5, false);
+        bool bucket = false;
+        for (int k = 0; t->kind == CS_CATALOG_TABLE && k < t->n_bucket_columns; k++)
+            bucket |= strcmp(t->bucket_columns[k], c->name) == 0;
+        put_bool(&r, 5, bucket);
         put_bool(&r, 6, cluster);
         cs_sbuf_free(&type);
     }

@@ -15,7 +15,10 @@
  *                            saveAsTable(t)   CREATE TABLE t USING format OPTIONS (...)
  *                                             PARTITIONED BY (...) AS <relation> (overwrite:
  *                                             OR REPLACE; ignore: IF NOT EXISTS), with the
- *                                             clusterBy columns, which the table records;
+ *                                             clusterBy columns, which the table records,
+ *                                             and the bucketBy / sortBy columns (a
+ *                                             bucketed table; save and insertInto refuse
+ *                                             them as Spark's assertNotBucketed);
  *                            insertInto(t)    INSERT INTO|OVERWRITE t <relation>;
  *                          (clusterBy with save(path) or insertInto is left out, as Spark's
  *                          file sources leave it);
@@ -24,9 +27,9 @@
  *                          session honours for the path and table cases;
  *   register_function      spark.udf.register(name, f) of a scalar Python UDF: the session's
  *                          temporary function `name` (CREATE_FUNCTION), which SQL calls.
- * Refused with UNSUPPORTED_FEATURE: bucketBy and sortBy writes, writeTo (v2
- * writes), streaming commands, table function / data source registration, ML,
- * checkpoint, resource profiles, MERGE INTO, external commands, extensions.
+ * Refused with UNSUPPORTED_FEATURE: writeTo (v2 writes), streaming commands, table function / data
+ * source registration, ML, checkpoint, resource profiles, MERGE INTO, external commands,
+ * extensions.
  *
  * Called by the Spark Connect server. Ownership: statements and plans in ctx->arena.
  */
@@ -147,8 +150,23 @@ static const char *save_mode(Spark__Connect__WriteOperation__SaveMode m)
 static int write_operation(cs_cp *c, const Spark__Connect__WriteOperation *w,
                            cs_sql_statement **out)
 {
-    if (w->bucket_by) return cs_cp_unsupported(c, "bucketBy in DataFrameWriter");
-    if (w->n_sort_column_names) return cs_cp_unsupported(c, "sortBy in DataFrameWriter");
+    bool save_as_table =
+        w->save_type_case == SPARK__CONNECT__WRITE_OPERATION__SAVE_TYPE_TABLE &&
+        w->table->save_method ==
+            SPARK__CONNECT__WRITE_OPERATION__SAVE_TABLE__TABLE_SAVE_METHOD__TABLE_SAVE_METHOD_SAVE_AS_TABLE;
+    if (w->n_sort_column_names && !w->bucket_by) /* DataFrameWriter.getBucketSpec */
+        return cs_sql_error_set(c->err, CS_EINVAL, "SORT_BY_WITHOUT_BUCKETING", "42601",
+                                "sortBy must be used together with bucketBy.");
+    if (w->bucket_by && !save_as_table) { /* DataFrameWriter.assertNotBucketed */
+        const char *op = w->save_type_case == SPARK__CONNECT__WRITE_OPERATION__SAVE_TYPE_TABLE
+                             ? "insertInto"
+                             : "save";
+        if (w->n_sort_column_names)
+            return cs_sql_error_set(c->err, CS_EINVAL, "_LEGACY_ERROR_TEMP_1313", "",
+                                    "'%s' does not support bucketBy and sortBy right now.", op);
+        return cs_sql_error_set(c->err, CS_EINVAL, "_LEGACY_ERROR_TEMP_1312", "",
+                                "'%s' does not support bucketBy right now.", op);
+    }
     cs_logical_plan *plan;
     int rc = cs_cp_input(c, w->input, "WriteOperation", &plan);
     if (rc) return rc;
@@ -182,6 +200,19 @@ static int write_operation(cs_cp *c, const Spark__Connect__WriteOperation *w,
             s->cluster_by = (const char **)cs_cp_array(c, w->n_clustering_columns);
             for (size_t i = 0; i < w->n_clustering_columns; i++)
                 s->cluster_by[i] = cs_sql_strdup(c->a, w->clustering_columns[i]);
+            if (w->bucket_by) { /* bucketBy(n, cols).sortBy(cols): the table's BucketSpec */
+                const Spark__Connect__WriteOperation__BucketBy *b = w->bucket_by;
+                s->bucketed = true;
+                s->num_buckets = b->num_buckets;
+                s->n_bucket_by = (int)b->n_bucket_column_names;
+                s->bucket_by = (const char **)cs_cp_array(c, b->n_bucket_column_names);
+                for (size_t i = 0; i < b->n_bucket_column_names; i++)
+                    s->bucket_by[i] = cs_sql_strdup(c->a, b->bucket_column_names[i]);
+                s->n_sort_by = (int)w->n_sort_column_names;
+                s->sort_by = (const char **)cs_cp_array(c, w->n_sort_column_names);
+                for (size_t i = 0; i < w->n_sort_column_names; i++)
+                    s->sort_by[i] = cs_sql_strdup(c->a, w->sort_column_names[i]);
+            }
         }
     } else {
         if (w->save_type_case == SPARK__CONNECT__WRITE_OPERATION__SAVE_TYPE_PATH) path = w->path;

@@ -204,6 +204,7 @@ void cs_ds_split_reader_close(cs_ds_split_reader *r)
 
 typedef struct out_file {
     char *dir;    /* the partition folder ("" when not partitioned) */
+    int bucket;   /* the bucket id, -1 when not bucketed */
     char *rel;    /* dir/part-... relative to the output */
     char *staged; /* where the format writes it */
     void *writer; /* the format's, until committed */
@@ -217,6 +218,7 @@ struct cs_ds_task_writer {
     cs_col_type *data_schema;
     int *data_idx, n_data;
     int *part_idx, n_part;
+    int bucket_idx; /* the bucket id column, -1: not bucketed */
     out_file *files;
     int n_files, cap_files;
     int last; /* the file the previous row went to */
@@ -247,7 +249,15 @@ cs_ds_task_writer *cs_ds_task_writer_new(const cs_ds_write_spec *spec, const cs_
             return NULL;
         }
     }
-    if (spec->n_partition_by > 0 && spec->n_partition_by >= nf) {
+    int bucket_idx = spec->num_buckets > 0 ? find_column(schema, spec->bucket_column) : -1;
+    if (spec->num_buckets > 0 &&
+        (bucket_idx < 0 || schema->fields[bucket_idx].type->id != CS_TYPE_INT)) {
+        cs_error_set(err, CS_EINVAL, "bucketed write: no int bucket id column `%s`",
+                     spec->bucket_column ? spec->bucket_column : "");
+        free(part_idx);
+        return NULL;
+    }
+    if (spec->n_partition_by > 0 && spec->n_partition_by >= nf - (bucket_idx >= 0)) {
         cs_error_set(err, CS_EINVAL, "Cannot use all columns for partition columns");
         free(part_idx);
         return NULL;
@@ -256,13 +266,14 @@ cs_ds_task_writer *cs_ds_task_writer_new(const cs_ds_write_spec *spec, const cs_
     w->spec = *spec;
     w->part_idx = part_idx;
     w->n_part = spec->n_partition_by;
+    w->bucket_idx = bucket_idx;
     w->data_idx = cs_xcalloc((size_t)nf + 1, sizeof *w->data_idx);
     cs_col_field *fields = cs_xcalloc((size_t)nf + 1, sizeof *fields);
     for (int i = 0; i < nf; i++) {
         bool is_part = false;
         for (int k = 0; k < w->n_part; k++)
             is_part |= part_idx[k] == i;
-        if (is_part) continue;
+        if (is_part || i == bucket_idx) continue;
         fields[w->n_data] = schema->fields[i];
         cs_col_type_ref(fields[w->n_data].type);
         w->data_idx[w->n_data++] = i;
@@ -283,21 +294,26 @@ cs_ds_task_writer *cs_ds_task_writer_new(const cs_ds_write_spec *spec, const cs_
     return w;
 }
 
-/* The file rows of partition folder dir go to, opened on first use. */
-static int file_for(cs_ds_task_writer *w, const char *dir, cs_error *err)
+/* The file rows of partition folder dir and bucket (-1: not bucketed) go to, opened on first
+ * use. */
+static int file_for(cs_ds_task_writer *w, const char *dir, int bucket, cs_error *err)
 {
-    if (w->last >= 0 && strcmp(w->files[w->last].dir, dir) == 0) return w->last;
+    if (w->last >= 0 && w->files[w->last].bucket == bucket &&
+        strcmp(w->files[w->last].dir, dir) == 0)
+        return w->last;
     for (int i = 0; i < w->n_files; i++)
-        if (strcmp(w->files[i].dir, dir) == 0) return w->last = i;
+        if (w->files[i].bucket == bucket && strcmp(w->files[i].dir, dir) == 0) return w->last = i;
     if (w->n_files == w->cap_files) {
         w->cap_files = w->cap_files ? w->cap_files * 2 : 8;
         w->files = cs_xrealloc(w->files, (size_t)w->cap_files * sizeof *w->files);
     }
     out_file *f = &w->files[w->n_files];
     memset(f, 0, sizeof *f);
-    char rel[4200], staged[8400];
-    snprintf(rel, sizeof rel, "%s%spart-%05d-%s.c000.%s", dir, *dir ? "/" : "",
-             w->spec.task_partition, w->spec.job_uuid, cs_sbuf_str(&w->ext));
+    char rel[4200], staged[8400], suffix[16] = "";
+    if (bucket >= 0) /* BucketingUtils.bucketIdToString */
+        snprintf(suffix, sizeof suffix, "_%05d", bucket);
+    snprintf(rel, sizeof rel, "%s%spart-%05d-%s%s.c000.%s", dir, *dir ? "/" : "",
+             w->spec.task_partition, w->spec.job_uuid, suffix, cs_sbuf_str(&w->ext));
     snprintf(staged, sizeof staged, "%s/%s", w->staging_root, rel);
     char *parent = cs_xstrdup(staged);
     *strrchr(parent, '/') = 0;
@@ -309,6 +325,7 @@ static int file_for(cs_ds_task_writer *w, const char *dir, cs_error *err)
     if (w->spec.format->open_writer(staged, w->data_schema, w->spec.options, &f->writer, err) < 0)
         return err->code ? err->code : CS_EIO;
     f->dir = cs_xstrdup(dir);
+    f->bucket = bucket;
     f->rel = cs_xstrdup(rel);
     f->staged = cs_xstrdup(staged);
     return w->last = w->n_files++;
@@ -342,17 +359,19 @@ static int write_rows(cs_ds_task_writer *w, int i, const cs_col_batch *b, const 
 
 int cs_ds_task_writer_write(cs_ds_task_writer *w, const cs_col_batch *b, cs_error *err)
 {
-    if (b->schema->n_fields != w->n_data + w->n_part)
+    int bucketed = w->bucket_idx >= 0;
+    if (b->schema->n_fields != w->n_data + w->n_part + bucketed)
         return cs_error_set(err, CS_EINVAL,
                             "data source write: a batch of %d columns where the first had %d",
-                            b->schema->n_fields, w->n_data + w->n_part);
-    if (w->n_part == 0) {
-        int i = file_for(w, "", err);
+                            b->schema->n_fields, w->n_data + w->n_part + bucketed);
+    if (w->n_part == 0 && !bucketed) {
+        int i = file_for(w, "", -1, err);
         return i < 0 ? i : write_rows(w, i, b, NULL, b->num_rows, err);
     }
-    /* each row's folder; rows of one folder are written together, in their order */
+    /* each row's folder and bucket; rows of one file are written together, in their order */
     int64_t n = b->num_rows;
     int *file_of = cs_xmalloc(((size_t)n + 1) * sizeof *file_of);
+    const cs_column *bc = bucketed ? b->columns[w->bucket_idx] : NULL;
     cs_sbuf dir = CS_SBUF_INIT, value = CS_SBUF_INIT;
     int rc = 0;
     for (int64_t r = 0; r < n && rc == 0; r++) {
@@ -366,7 +385,17 @@ int cs_ds_task_writer_write(cs_ds_task_writer *w, const cs_col_batch *b, cs_erro
                                       valid ? (value.data ? value.data : "") : NULL, value.len,
                                       &dir);
         }
-        int i = file_for(w, cs_sbuf_str(&dir), err);
+        int bucket = -1;
+        if (bc) {
+            bucket =
+                cs_column_is_valid(bc, r) ? ((const int32_t *)(const void *)bc->values)[r] : -1;
+            if (bucket < 0 || bucket >= w->spec.num_buckets) {
+                rc = cs_error_set(err, CS_EINVAL, "bucketed write: bucket id %d out of [0, %d)",
+                                  bucket, w->spec.num_buckets);
+                break;
+            }
+        }
+        int i = file_for(w, dir.len ? cs_sbuf_str(&dir) : "", bucket, err);
         if (i < 0) rc = i;
         file_of[r] = i;
     }

@@ -5,11 +5,12 @@
  * columns into `name=value` folders (Spark's FileFormatWriter with its dynamic-partition data
  * writer), staged so that nothing is visible until the driver commits the job (ds_commit.h).
  *
- * Part files are named as Spark's: part-<task partition, 5 digits>-<job uuid>-c<file, 3 digits>.
- * <format extension>. Staging: under <path>/_temporary/0/_temporary/attempt_<task id>/ on the
- * local file system (FileOutputCommitter's task attempt folder), moved into place at job commit;
- * for an object store, in a local folder of the executor, uploaded at task commit as uploads the
- * driver completes (the S3A staging committer's way): the task's commit messages say which.
+ * Part files are named as Spark's: part-<task partition, 5 digits>-<job uuid>[_<bucket id, 5
+ * digits>].c<file, 3 digits>.<format extension>. Staging: under
+ * <path>/_temporary/0/_temporary/attempt_<task id>/ on the local file system (FileOutputCommitter's
+ * task attempt folder), moved into place at job commit; for an object store, in a local folder of
+ * the executor, uploaded at task commit as uploads the driver completes (the S3A staging
+ * committer's way): the task's commit messages say which.
  *
  * Called by the data source plan kinds (plan/kinds/datasource.c) on task threads. Ownership:
  * readers and writers are the caller's (close/abort); batches returned carry a reference for the
@@ -36,6 +37,8 @@ typedef struct cs_ds_desc {
     const char *const *partition_by;
     int n_partition_by;
     const char *job_uuid;
+    int num_buckets;           /* write: bucketed into this many buckets (0: not bucketed) */
+    const char *bucket_column; /* write: the int column of each row's bucket id (not written) */
 } cs_ds_desc;
 
 /* A copy of the rows rows[0..n) of c (flat types: every type but array, struct and map), from
@@ -67,6 +70,12 @@ typedef struct cs_ds_write_spec {
     int task_partition;
     int64_t attempt_id;    /* the task id: names the attempt's staging folder */
     const char *local_dir; /* where an object store's output is staged */
+    /* bucketed (Spark's BucketSpec, num_buckets > 0): the int column bucket_column holds each
+     * row's bucket id (computed by the query: pmod(hash(bucket columns), n)); it is not
+     * written, and each (folder, bucket) gets its own file, named with the bucket's suffix
+     * (BucketingUtils: part-...-<uuid>_00003.c000.<ext>) */
+    int num_buckets;
+    const char *bucket_column;
 } cs_ds_write_spec;
 
 /* A commit message: kind CS_DS_COMMIT_LOCAL (value "attempt_<id>/<relative path>": the staged

@@ -3,7 +3,8 @@
  * over FileFormatWriter): the save mode checked on the driver (datasource/ds_commit.h), the
  * query's final stage topped by a data source write node (plan/kinds/datasource.c) so that its
  * tasks write their own partitions through the task writer (partitionBy folders, staged part
- * files), each task's commit messages gathered by the driver, then the job committed (files
+ * files; a bucketed write's rows in one file per bucket: bucket_write.c), each task's commit
+ * messages gathered by the driver, then the job committed (files
  * moved into place, _SUCCESS) or, on any failure, aborted (nothing of it left visible; a
  * directory the write created or overwrote is removed).
  *
@@ -105,6 +106,8 @@ static int write_stage(void *arg, const cs_session_final_stage *st, cs_error *er
         .partition_by = j->w->partition_by,
         .n_partition_by = j->w->n_partition_by,
         .job_uuid = uuid,
+        .num_buckets = j->w->num_buckets,
+        .bucket_column = j->w->num_buckets > 0 ? CS_SESSION_BUCKET_ID_COLUMN : NULL,
     };
     char name[160];
     snprintf(name, sizeof name, "WriteFiles (%s)", j->fmt->name);
@@ -183,6 +186,14 @@ int cs_session_write_query(cs_sql_session *s, cs_sql_arena *a, const cs_logical_
                                   j.path);
         free(normalized);
         return rc;
+    }
+    if (w->num_buckets > 0) {
+        cs_logical_plan *bucketed;
+        if (cs_session_bucketed_plan(s, a, analyzed, w, &bucketed, err) != 0) {
+            free(normalized);
+            return err->code;
+        }
+        analyzed = bucketed;
     }
     if (w->clear_first) {
         cs_error ignored; /* nothing there is fine */

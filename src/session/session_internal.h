@@ -5,7 +5,8 @@
  * files; query_write.c: a query's final stage written by its tasks and committed;
  * query_local.c: a query of local rows answered on the driver without a job;
  * catalog_commands.c: the commands over databases and functions; job_collect.c: a job
- * collecting a stage's records on the driver).
+ * collecting a stage's records on the driver; bucket_write.c: bucketed tables' checks and write
+ * plans; table_describe.c: DESCRIBE EXTENDED's table details and SHOW CREATE TABLE).
  */
 #ifndef CSPARK_SESSION_SESSION_INTERNAL_H
 #define CSPARK_SESSION_SESSION_INTERNAL_H
@@ -99,12 +100,35 @@ typedef struct cs_session_write {
     const char *table;       /* the catalog table written (its name), NULL: a path */
     bool replaces;           /* the write replaces folders of the path (a static partition's) */
     const char *clear_first; /* a folder removed before the job (a static partition's), or NULL */
+    /* bucketed (num_buckets > 0; bucket_write.c): the columns as the query's output spells
+     * them (checked by cs_session_bucket_columns) */
+    int num_buckets;
+    const char *const *bucket_by;
+    int n_bucket_by;
+    const char *const *sort_by;
+    int n_sort_by;
 } cs_session_write;
 /* Runs the resolved query `analyzed`, its final stage's tasks writing files under w->path, and
  * commits the job (or aborts it on failure, leaving nothing behind). A write that replaces
  * what the query reads is Spark's UNSUPPORTED_OVERWRITE, refused before anything changes. */
 int cs_session_write_query(cs_sql_session *s, cs_sql_arena *a, const cs_logical_plan *analyzed,
                            const char *text, const cs_session_write *w, cs_error *err);
+/* ---- bucketed writes (bucket_write.c) ---- */
+/* Spark's BucketSpec checks of a CREATE TABLE's (or saveAsTable's) bucketing against the
+ * table's columns cols (the data columns and then the partition columns): the number of buckets
+ * in (0, spark.sql.sources.bucketing.maxBuckets], each bucket and sort column one of the table's
+ * (COLUMN_NOT_DEFINED_IN_TABLE) and none a partition column; sortBy without bucketBy. On
+ * success the statement's columns as the table spells them, in *bucket and *sort (arena a). */
+int cs_session_bucket_columns(cs_sql_session *s, cs_sql_arena *a, const cs_sql_statement *st,
+                              const char *db, const cs_col_type *cols, const char ***bucket,
+                              const char ***sort, cs_error *err);
+/* The name of the int column a bucketed write's plan adds: each row's bucket id. */
+#define CS_SESSION_BUCKET_ID_COLUMN "_cspark_bucket_id_"
+/* analyzed topped for w's bucketed write, as Spark's FileFormatWriter orders it: its columns and
+ * the bucket id pmod(hash(bucket columns), n) (Murmur3, HashPartitioning's), sorted within each
+ * task by the sort columns; *out in arena a. */
+int cs_session_bucketed_plan(cs_sql_session *s, cs_sql_arena *a, const cs_logical_plan *analyzed,
+                             const cs_session_write *w, cs_logical_plan **out, cs_error *err);
 /* ---- statements that write (table_write.c) ---- */
 /* INSERT OVERWRITE DIRECTORY (and Connect's save(path)). */
 int cs_session_insert_directory(cs_sql_session *s, cs_sql_arena *a, const cs_sql_statement *st,
@@ -164,5 +188,13 @@ int cs_rows_finish(cs_rows_builder *b, cs_sql_result *out, cs_error *err);
 void cs_rows_none(cs_sql_result *out);
 /* Appends b (its reference taken over) to out's batches; an empty batch is released instead. */
 void cs_result_take_batch(cs_sql_result *out, cs_col_batch *b);
+
+/* ---- a table's details (table_describe.c) ---- */
+/* DESCRIBE TABLE EXTENDED's "# Detailed Table Information" rows of table t (col_name,
+ * data_type, comment), appended to b. */
+void cs_session_describe_detail(const cs_catalog_table *t, cs_rows_builder *b);
+/* SHOW CREATE TABLE t: its one createtab_stmt row. */
+int cs_session_show_create_table(cs_sql_session *s, const cs_sql_statement *st, cs_sql_result *out,
+                                 cs_error *err);
 
 #endif /* CSPARK_SESSION_SESSION_INTERNAL_H */

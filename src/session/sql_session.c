@@ -27,6 +27,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "api/context.h"
 #include "common/fsutil.h"
@@ -171,6 +172,17 @@ static int create_table(cs_sql_session *s, cs_sql_arena *a, const cs_sql_stateme
     bool managed = !location;
     if (!cs_catalog_find_database(s->catalog, db))
         return cs_catalog_schema_not_found_error(db, err);
+    const char **bucket = NULL, **sort = NULL;
+    bool bucketed = st->bucketed || st->n_sort_by > 0;
+    if (bucketed && !st->schema)
+        return cs_sql_error_set(err, CS_EINVAL, "SPECIFY_BUCKETING_IS_NOT_ALLOWED", "42601",
+                                "A CREATE TABLE without explicit column list cannot specify "
+                                "bucketing information.\nPlease use the form with explicit "
+                                "column list and specify bucketing information.\nAlternatively, "
+                                "allow bucketing information to be inferred by omitting the "
+                                "clause.");
+    if (bucketed && cs_session_bucket_columns(s, a, st, db, st->schema, &bucket, &sort, err) != 0)
+        return err->code;
     if (managed) {
         const char *full[2] = {db, name};
         if (cs_catalog_lookup_relation(s->catalog, full, 2)) /* the catalog's error */
@@ -194,14 +206,23 @@ static int create_table(cs_sql_session *s, cs_sql_arena *a, const cs_sql_stateme
                                     "Unable to create the table's directory %s: %s", location,
                                     strerror(errno));
     }
+    if (!managed && st->schema && !strstr(location, "://") && access(location, F_OK) != 0 &&
+        cs_make_dirs(location) < 0) /* Spark's table over a declared schema needs no folder yet */
+        return cs_sql_error_set(err, CS_EIO, "_LEGACY_ERROR_TEMP_2096", "58030",
+                                "Unable to create the table's directory %s: %s", location,
+                                strerror(errno));
     /* the catalog copies what it keeps (see create_view): the arena stays the caller's */
     int rc = cs_catalog_create_table(s->catalog, st->parts, st->n_parts, st->format, location,
                                      st->option_keys, st->option_values, st->n_options, st->schema,
                                      st->if_not_exists, err);
     if (rc == 0) {
         cs_catalog_table *t = cs_catalog_lookup_relation(s->catalog, st->parts, st->n_parts);
-        if (t && t->kind == CS_CATALOG_TABLE && strcmp(t->location, location) == 0)
+        if (t && t->kind == CS_CATALOG_TABLE && strcmp(t->location, location) == 0) {
             cs_catalog_table_describe(s->catalog, t, managed, st->comment);
+            if (bucketed)
+                cs_catalog_table_bucket_by(s->catalog, t, st->num_buckets, bucket, st->n_bucket_by,
+                                           sort, st->n_sort_by);
+        }
     }
     return rc;
 }
@@ -425,6 +446,7 @@ static int describe(cs_sql_session *s, cs_sql_arena *a, const cs_sql_statement *
             cs_sbuf_free(&ty);
         }
     }
+    if (t && t->kind == CS_CATALOG_TABLE && st->extended) cs_session_describe_detail(t, &b);
     return cs_rows_finish(&b, out, err);
 }
 
@@ -437,6 +459,7 @@ static int show(cs_sql_session *s, cs_sql_arena *a, const cs_sql_statement *st, 
     if (strcmp(m, "FUNCTIONS") == 0) return cs_session_show_functions(s, st, out, err);
     if (strcmp(m, "DESCRIBE_DATABASE") == 0) return cs_session_describe_database(s, st, out, err);
     if (strcmp(m, "DESCRIBE_FUNCTION") == 0) return cs_session_describe_function(s, st, out, err);
+    if (strcmp(m, "CREATE_TABLE") == 0) return cs_session_show_create_table(s, st, out, err);
     static const char *const describe_modes[] = {"COLUMNS", "DESCRIBE", "DESCRIBE EXTENDED",
                                                  "DESCRIBE QUERY"};
     for (size_t i = 0; i < sizeof describe_modes / sizeof describe_modes[0]; i++)

@@ -7,7 +7,7 @@
  *   CREATE TABLE [IF NOT EXISTS] t USING fmt [OPTIONS] [PARTITIONED BY (...)] [LOCATION 'p']
  *     AS query (CreateDataSourceTableAsSelectCommand; Connect's saveAsTable with its SaveMode
  *     and clusterBy columns, which the table records: Spark 4's ClusterBySpec, never with
- *     PARTITIONED BY):
+ *     PARTITIONED BY; CLUSTERED BY ... INTO n BUCKETS and bucketBy: bucket_write.c):
  *     the query's rows written at the location — without one, in the database's folder as a
  *     managed table (<spark.sql.warehouse.dir>/t for default, <warehouse>/<db>.db/t else) — then
  * the table entered into the session catalog over them (OR REPLACE is Spark's
@@ -95,6 +95,31 @@ static cs_col_type *data_schema_of(const cs_logical_plan *q, const cs_sql_statem
     return t;
 }
 
+/* The query's columns as the table has them: the data columns, then the partition columns. */
+static cs_col_type *table_schema_of(const cs_logical_plan *q, const cs_sql_statement *st)
+{
+    cs_col_type *data = data_schema_of(q, st);
+    int nd = data->n_fields, np = st->n_partition_by;
+    cs_col_field *f = cs_xcalloc((size_t)(nd + np) + 1, sizeof *f);
+    for (int i = 0; i < nd; i++) {
+        f[i] = data->fields[i];
+        cs_col_type_ref(f[i].type);
+    }
+    int k = nd;
+    for (int j = 0; j < np; j++)
+        for (int i = 0; i < q->n_output; i++)
+            if (cs_str_ieq(st->partition_by[j], q->output[i]->name)) {
+                f[k].name = (char *)q->output[i]->name;
+                f[k].type = cs_col_type_ref(q->output[i]->type);
+                f[k++].nullable = true;
+                break;
+            }
+    cs_col_type *t = cs_col_type_struct(f, k);
+    free(f);
+    cs_col_type_unref(data);
+    return t;
+}
+
 /* The clustering columns of saveAsTable's clusterBy as the query's columns spell them (Spark's
  * ClusterBySpec.normalizeClusterBySpec: found case-insensitively in the data schema), in names
  * (st->n_cluster_by entries of the arena); Spark's error for a column the query lacks. */
@@ -175,9 +200,22 @@ int cs_session_create_table_as(cs_sql_session *s, cs_sql_arena *a, const cs_sql_
     cs_logical_plan *resolved;
     if (cs_sql_analyze(s->catalog, a, st->plan, &resolved, err) != 0) return err->code;
     cs_col_type *data = cs_sql_arena_keep_type(a, data_schema_of(resolved, st));
-    const char **clustering = NULL;
+    const char **clustering = NULL, **bucket = NULL, **sort = NULL;
     if (cluster_columns(a, st, data, &clustering, err) != 0) return err->code;
+    bool bucketed = st->bucketed || st->n_sort_by > 0;
+    if (bucketed) {
+        cs_col_type *cols = cs_sql_arena_keep_type(a, table_schema_of(resolved, st));
+        if (cs_session_bucket_columns(s, a, st, full[0], cols, &bucket, &sort, err) != 0)
+            return err->code;
+    }
     cs_session_write w = write_of(st, location, CS_DS_MODE_OVERWRITE);
+    if (bucketed) {
+        w.num_buckets = st->num_buckets;
+        w.bucket_by = bucket;
+        w.n_bucket_by = st->n_bucket_by;
+        w.sort_by = sort;
+        w.n_sort_by = st->n_sort_by;
+    }
     int rc = cs_session_write_query(s, a, resolved, text, &w, err);
     if (rc < 0) return rc;
     rc = cs_catalog_create_table(s->catalog, full, 2, st->format, location, st->option_keys,
@@ -186,6 +224,9 @@ int cs_session_create_table_as(cs_sql_session *s, cs_sql_arena *a, const cs_sql_
     if (t) cs_catalog_table_describe(s->catalog, t, managed, st->comment);
     if (t && st->n_cluster_by > 0)
         cs_catalog_table_cluster_by(s->catalog, t, clustering, st->n_cluster_by);
+    if (t && bucketed)
+        cs_catalog_table_bucket_by(s->catalog, t, st->num_buckets, bucket, st->n_bucket_by, sort,
+                                   st->n_sort_by);
     return rc;
 }
 
@@ -388,7 +429,12 @@ int cs_session_insert_table(cs_sql_session *s, cs_sql_arena *a, const cs_sql_sta
                           .partition_by = pby,
                           .n_partition_by = nf - nd,
                           .table = t->name,
-                          .replaces = st->overwrite};
+                          .replaces = st->overwrite,
+                          .num_buckets = t->num_buckets,
+                          .bucket_by = t->bucket_columns,
+                          .n_bucket_by = t->n_bucket_columns,
+                          .sort_by = t->sort_columns,
+                          .n_sort_by = t->n_sort_columns};
     cs_sbuf folder = CS_SBUF_INIT;
     if (st->overwrite && m == CS_DS_MODE_APPEND) { /* static partition: its folder replaced */
         cs_sbuf_puts(&folder, t->location);

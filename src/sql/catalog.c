@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <strings.h>
 
 #include "datasource/file_index.h"
@@ -502,6 +503,24 @@ void cs_catalog_table_cluster_by(cs_catalog *c, cs_catalog_table *t, const char 
     t->n_cluster_columns = n;
 }
 
+static const char **names_copy(cs_catalog *c, const char *const *names, int n)
+{
+    const char **out = cs_sql_alloc(c->arena, sizeof *out * (size_t)(n ? n : 1));
+    for (int i = 0; i < n; i++)
+        out[i] = cs_sql_strdup(c->arena, names[i]);
+    return out;
+}
+
+void cs_catalog_table_bucket_by(cs_catalog *c, cs_catalog_table *t, int num_buckets,
+                                const char *const *bucket, int nb, const char *const *sort, int ns)
+{
+    t->num_buckets = num_buckets;
+    t->bucket_columns = names_copy(c, bucket, nb);
+    t->n_bucket_columns = nb;
+    t->sort_columns = names_copy(c, sort, ns);
+    t->n_sort_columns = ns;
+}
+
 /* Lists location and fills t's schema (inferred, plus partition columns) and size. */
 static int describe_files(cs_sql_arena *a, cs_catalog_table *t, cs_col_type *declared,
                           cs_error *err)
@@ -596,6 +615,7 @@ int cs_catalog_create_table(cs_catalog *c, const char *const *parts, int n_parts
     }
     cs_catalog_table *t = cs_sql_alloc(c->arena, sizeof *t);
     t->kind = CS_CATALOG_TABLE;
+    t->created_s = (int64_t)time(NULL);
     t->database = db;
     t->name = lower_dup(c->arena, name);
     t->format = lower_dup(c->arena, format);

@@ -64,8 +64,14 @@ struct cs_catalog_table {
      * the table's columns spell them; the files are written as without them */
     int n_cluster_columns;
     const char **cluster_columns;
+    /* TABLE: bucketed (Spark's BucketSpec; num_buckets 0: not): writes put each row in the file
+     * of its bucket, sorted by the sort columns; names as the table's columns spell them */
+    int num_buckets;
+    int n_bucket_columns, n_sort_columns;
+    const char **bucket_columns, **sort_columns;
     int64_t size_bytes;  /* sum of the files' sizes when listed, -1 unknown */
     bool managed;        /* TABLE: its folder is the catalog's (dropped with it) */
+    int64_t created_s;   /* TABLE: when it was created (seconds since the epoch) */
     const char *comment; /* TABLE: COMMENT '...' (Spark's description), or NULL */
     /* CACHE TABLE / spark.catalog.cacheTable (TABLE, TEMP_VIEW): the rows kept, one reference
      * each, which queries read in place of the relation (the analyzer makes them a local
@@ -172,6 +178,11 @@ void cs_catalog_table_describe(cs_catalog *c, cs_catalog_table *t, bool managed,
 /* Records t's clustering columns names[0..n) (copied). */
 void cs_catalog_table_cluster_by(cs_catalog *c, cs_catalog_table *t, const char *const *names,
                                  int n);
+
+/* Records t's bucket spec: num_buckets buckets by bucket[0..nb), sorted by sort[0..ns)
+ * (copied). */
+void cs_catalog_table_bucket_by(cs_catalog *c, cs_catalog_table *t, int num_buckets,
+                                const char *const *bucket, int nb, const char *const *sort, int ns);
 
 /* t's rows kept: batches[0..n) (references taken over; the array is copied), replacing any
  * kept before; cs_catalog_table_uncache releases them (t->cached false). */

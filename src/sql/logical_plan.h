@@ -235,6 +235,14 @@ typedef struct cs_sql_statement {
      * columns (Spark 4's ClusterBySpec), recorded on the table */
     int n_cluster_by;
     const char **cluster_by;
+    /* CREATE TABLE ... CLUSTERED BY (b, ...) [SORTED BY (s, ...)] INTO n BUCKETS, and a
+     * DataFrameWriter's bucketBy(n, b, ...).sortBy(s, ...) (Spark's BucketSpec): bucketed,
+     * num_buckets as written (checked when the statement runs), the columns as written;
+     * n_sort_by > 0 without bucketed is a sortBy without bucketBy */
+    bool bucketed;
+    int num_buckets;
+    int n_bucket_by, n_sort_by;
+    const char **bucket_by, **sort_by;
     const char *key, *value; /* SET */
     /* Added for the parser: CREATE VIEW v (a, b) / INSERT INTO t (a, b) column names; and an
      * INSERT's PARTITION (k = v, k2): partition_by holds the keys, partition_values the

@@ -4,7 +4,8 @@
  * Statements (cs_statement_kind): a query; EXPLAIN [EXTENDED|FORMATTED|CODEGEN|COST|LOGICAL]
  * (mode, inner); CREATE [OR REPLACE] [EXTERNAL] TABLE [IF NOT EXISTS] t [(col type [NOT NULL]
  * [COMMENT 'c'], ...)] [USING fmt] [OPTIONS (k [=] v, ...)] [PARTITIONED BY (a, ...)]
- * [LOCATION 'p'] [COMMENT 'c'] [TBLPROPERTIES (...)] [[AS] query]; CREATE [OR REPLACE]
+ * [CLUSTERED BY (b, ...) [SORTED BY (s, ...)] INTO n BUCKETS] [LOCATION 'p'] [COMMENT 'c']
+ * [TBLPROPERTIES (...)] [[AS] query]; CREATE [OR REPLACE]
  * [GLOBAL] TEMP[ORARY] VIEW [IF NOT EXISTS] v [(a [COMMENT 'c'], ...)] [USING fmt OPTIONS
  * (...)] AS query; DROP TABLE|VIEW [IF EXISTS] name (mode "TABLE"/"VIEW"); INSERT INTO|
  * OVERWRITE [TABLE] t [PARTITION (k [= v], ...)] [(cols)] query and INSERT OVERWRITE [LOCAL]
@@ -26,6 +27,7 @@
  * parenthesis is not a cut: the lexer and the grammar see to it).
  */
 #include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -194,6 +196,41 @@ static void ident_list(cs_sqlp *p, int *n, const char ***out)
     *out = (const char **)l.items;
 }
 
+/* CLUSTERED BY (b, ...) [SORTED BY (s [ASC], ...)] INTO n BUCKETS (Spark's bucketSpec; the
+ * number is checked when the statement runs, as BucketSpec's constructor). */
+static void bucket_spec(cs_sqlp *p, cs_sql_statement *s)
+{
+    cs_sqlp_next(p); /* CLUSTERED */
+    cs_sqlp_next(p); /* BY */
+    s->bucketed = true;
+    ident_list(p, &s->n_bucket_by, &s->bucket_by);
+    if (cs_sqlp_is_kw(p, 0, "SORTED") && cs_sqlp_is_kw(p, 1, "BY")) {
+        cs_sqlp_next(p);
+        cs_sqlp_next(p);
+        cs_sqlp_expect_op(p, "(");
+        cs_sqlp_list l = {0};
+        do {
+            cs_sqlp_list_add(p, &l, (void *)cs_sqlp_ident(p));
+            if (cs_sqlp_is_kw(p, 0, "DESC")) {
+                const cs_sql_token *d = cs_sqlp_peek(p, 0);
+                cs_sqlp_fail(p, d->line, d->pos, "_LEGACY_ERROR_TEMP_0035", "",
+                             "Operation not allowed: Column ordering must be ASC, was 'DESC'.");
+            }
+            cs_sqlp_accept_kw(p, "ASC");
+        } while (cs_sqlp_accept_op(p, ","));
+        cs_sqlp_expect_op(p, ")");
+        s->n_sort_by = l.n;
+        s->sort_by = (const char **)l.items;
+    }
+    cs_sqlp_expect_kw(p, "INTO");
+    cs_sql_token *t = cs_sqlp_peek(p, 0);
+    if (t->kind != CS_TOK_NUMBER) cs_sqlp_syntax_error(p, t);
+    cs_sqlp_next(p);
+    long n = strtol(t->text, NULL, 10);
+    s->num_buckets = n > 1000000000L ? 1000000000 : (int)n;
+    cs_sqlp_expect_kw(p, "BUCKETS");
+}
+
 static cs_sql_statement *create(cs_sqlp *p)
 {
     cs_sql_token *t = cs_sqlp_next(p); /* CREATE */
@@ -286,6 +323,8 @@ static cs_sql_statement *create(cs_sqlp *p)
                 cs_sqlp_expect_op(p, ")");
                 s->n_partition_by = l.n;
                 s->partition_by = (const char **)l.items;
+            } else if (cs_sqlp_is_kw(p, 0, "CLUSTERED") && cs_sqlp_is_kw(p, 1, "BY")) {
+                bucket_spec(p, s);
             } else if (cs_sqlp_accept_kw(p, "LOCATION")) {
                 s->location = cs_sqlp_string(p);
             } else if (cs_sqlp_accept_kw(p, "COMMENT")) {
@@ -426,7 +465,7 @@ static cs_sql_statement *show(cs_sqlp *p)
     } else if (cs_sqlp_is_kw(p, 0, "CREATE") && cs_sqlp_is_kw(p, 1, "TABLE")) {
         cs_sqlp_next(p);
         cs_sqlp_next(p);
-        s->mode = "CREATE TABLE";
+        s->mode = "CREATE_TABLE";
         name_of(p, s);
     } else if (cs_sqlp_accept_kw(p, "TBLPROPERTIES")) {
         s->mode = "TBLPROPERTIES";
@@ -441,7 +480,9 @@ static cs_sql_statement *describe(cs_sqlp *p)
 {
     cs_sqlp_next(p); /* DESCRIBE | DESC */
     cs_sql_statement *s = stmt_new(p, CS_STMT_SHOW);
-    if (cs_sqlp_accept_kw(p, "QUERY") || cs_sqlp_starts_query(p, 0)) {
+    /* DESCRIBE TABLE t is the table's, not the query TABLE t's (Spark's describeRelation) */
+    if (cs_sqlp_accept_kw(p, "QUERY") ||
+        (cs_sqlp_starts_query(p, 0) && !cs_sqlp_is_kw(p, 0, "TABLE"))) {
         s->mode = "DESCRIBE QUERY";
         s->plan = cs_sqlp_query(p);
         return s;

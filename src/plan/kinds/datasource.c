@@ -60,6 +60,8 @@ static void pack_desc(const cs_ds_desc *d, cspark_rdd *r)
     pb.n_partition_by = (size_t)d->n_partition_by;
     pb.partition_by = (char **)d->partition_by;
     pb.job_uuid = (char *)(d->job_uuid ? d->job_uuid : "");
+    pb.num_buckets = d->num_buckets;
+    pb.bucket_column = (char *)(d->bucket_column ? d->bucket_column : "");
     r->datasource_len = cspark__data_source_desc__get_packed_size(&pb);
     r->datasource = cs_xmalloc(r->datasource_len + 1);
     cspark__data_source_desc__pack(&pb, r->datasource);
@@ -341,6 +343,8 @@ static int write_batch(write_iter *w, const cs_col_batch *b, cs_error *err)
             .task_partition = w->tc->task->partition,
             .attempt_id = w->tc->task->task_id,
             .local_dir = w->tc->env->local_dir,
+            .num_buckets = w->view.pb->num_buckets,
+            .bucket_column = w->view.pb->bucket_column,
         };
         w->writer = cs_ds_task_writer_new(&spec, b->schema, err);
         if (!w->writer) rc = err->code ? err->code : CS_EINVAL;

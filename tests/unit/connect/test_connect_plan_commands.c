@@ -156,10 +156,34 @@ static void test_write_operations(void **state)
     assert_false(st->overwrite);
     assert_string_equal(st->save_mode, "errorifexists");
 
+    /* bucketBy: insertInto refuses it (DataFrameWriter.assertNotBucketed), saveAsTable makes a
+     * bucketed table; sortBy needs bucketBy */
+    static char *bucket_cols[] = {"x", "y"}, *sort_cols[] = {"z"};
     w->bucket_by = NEW(Spark__Connect__WriteOperation__BucketBy,
                        spark__connect__write_operation__bucket_by__init);
-    assert_int_equal(translate(cmd, &st), CS_EUNSUPPORTED);
-    assert_string_equal(ERR.error_class, "UNSUPPORTED_FEATURE");
+    w->bucket_by->num_buckets = 4;
+    w->bucket_by->n_bucket_column_names = 2;
+    w->bucket_by->bucket_column_names = bucket_cols;
+    assert_int_equal(translate(cmd, &st), CS_EINVAL);
+    assert_string_equal(ERR.error_class, "_LEGACY_ERROR_TEMP_1312");
+    assert_non_null(strstr(ERR.msg, "'insertInto' does not support bucketBy"));
+    w->table->save_method =
+        SPARK__CONNECT__WRITE_OPERATION__SAVE_TABLE__TABLE_SAVE_METHOD__TABLE_SAVE_METHOD_SAVE_AS_TABLE;
+    w->n_sort_column_names = 1;
+    w->sort_column_names = sort_cols;
+    assert_int_equal(translate(cmd, &st), 0);
+    assert_int_equal(st->kind, CS_STMT_CREATE_TABLE);
+    assert_true(st->bucketed);
+    assert_int_equal(st->num_buckets, 4);
+    assert_int_equal(st->n_bucket_by, 2);
+    assert_string_equal(st->bucket_by[1], "y");
+    assert_int_equal(st->n_sort_by, 1);
+    assert_string_equal(st->sort_by[0], "z");
+    w->bucket_by = NULL;
+    assert_int_equal(translate(cmd, &st), CS_EINVAL);
+    assert_string_equal(ERR.error_class, "SORT_BY_WITHOUT_BUCKETING");
+    w->n_sort_column_names = 0;
+    w->sort_column_names = NULL;
 }
 
 static void test_errors_name_the_problem(void **state)
