@@ -117,6 +117,18 @@ static int register_function(cs_cp *c, const Spark__Connect__CommonInlineUserDef
 {
     if (!f || !f->function_name || !f->function_name[0])
         return cs_cp_invalid(c, "RegisterFunction without a function name");
+    /* registerJavaFunction / registerJavaUDAF: no JVM class can be loaded here, which Spark's
+     * UDFRegistration reports for a class not on its classpath (_LEGACY_ERROR_TEMP_1329) */
+    if (f->function_case ==
+            SPARK__CONNECT__COMMON_INLINE_USER_DEFINED_FUNCTION__FUNCTION_JAVA_UDF &&
+        f->java_udf) {
+        const char *cls = f->java_udf->class_name ? f->java_udf->class_name : "";
+        int e = cs_sql_error_set(c->err, CS_EINVAL, "_LEGACY_ERROR_TEMP_1329", "",
+                                 "Can not load class %s, please make sure it is on the classpath.",
+                                 cls);
+        cs_sql_error_param(c->err, "className", cls);
+        return e;
+    }
     cs_sql_expr *udf;
     int rc = cs_cp_python_udf(c, f, CS_CP_UDF_EXPRESSION, &udf);
     if (rc) return rc;
