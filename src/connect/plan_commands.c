@@ -23,10 +23,13 @@
  *                          ("errorifexists" when unspecified, Spark's default), which the
  *                          session honours for the path and table cases;
  *   register_function      spark.udf.register(name, f) of a scalar Python UDF: the session's
- *                          temporary function `name` (CREATE_FUNCTION), which SQL calls.
- * Refused with UNSUPPORTED_FEATURE: bucketBy and sortBy writes, writeTo (v2
- * writes), streaming commands, table function / data source registration, ML,
- * checkpoint, resource profiles, MERGE INTO, external commands, extensions.
+ *                          temporary function `name` (CREATE_FUNCTION), which SQL calls; a
+ *                          Java UDF or UDAF (registerJavaFunction / registerJavaUDAF) is
+ *                          refused as Spark refuses a class it cannot load.
+ *   write_operation_v2     df.writeTo(t).create() / createOrReplace() (plan_write_v2.c).
+ * Refused with UNSUPPORTED_FEATURE: bucketBy and sortBy writes, streaming commands, table
+ * function / data source registration, ML, checkpoint, resource profiles, MERGE INTO, external
+ * commands, extensions.
  *
  * Called by the Spark Connect server. Ownership: statements and plans in ctx->arena.
  */
@@ -235,7 +238,7 @@ static int command(cs_cp *c, const Spark__Connect__Command *cmd, cs_sql_statemen
     case SPARK__CONNECT__COMMAND__COMMAND_TYPE_WRITE_OPERATION:
         return write_operation(c, cmd->write_operation, out);
     case SPARK__CONNECT__COMMAND__COMMAND_TYPE_WRITE_OPERATION_V2:
-        return cs_cp_unsupported(c, "DataFrameWriterV2 (writeTo)");
+        return cs_cp_write_operation_v2(c, cmd->write_operation_v2, out);
     case SPARK__CONNECT__COMMAND__COMMAND_TYPE_REGISTER_FUNCTION:
         return register_function(c, cmd->register_function, out);
     case SPARK__CONNECT__COMMAND__COMMAND_TYPE_REGISTER_TABLE_FUNCTION:
