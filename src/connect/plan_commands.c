@@ -26,7 +26,7 @@
  *                          temporary function `name` (CREATE_FUNCTION), which SQL calls; a
  *                          Java UDF or UDAF (registerJavaFunction / registerJavaUDAF) is
  *                          refused as Spark refuses a class it cannot load.
- *   write_operation_v2     df.writeTo(t).create() / createOrReplace() (plan_write_v2.c).
+ *   write_operation_v2     df.writeTo(t).create() (plan_write_v2.c).
  * Refused with UNSUPPORTED_FEATURE: bucketBy and sortBy writes, streaming commands, table
  * function / data source registration, ML, checkpoint, resource profiles, MERGE INTO, external
  * commands, extensions.

@@ -4,14 +4,14 @@
  *
  *   create()           CREATE TABLE t USING provider PARTITIONED BY (...) AS <relation>, which
  *                      fails when t exists (Spark's CreateTableAsSelect without IF NOT EXISTS);
- *   createOrReplace()  CREATE OR REPLACE TABLE t ... AS <relation>;
  *
  * the provider is using(...)'s, else spark.sql.sources.default (the session catalog's default,
  * as Spark's V2SessionCatalog takes it); partitionedBy columns must be plain columns (the
  * partition transforms years/months/days/hours/bucket are refused with UNSUPPORTED_FEATURE, as
  * are table properties); clusterBy columns are recorded on the table as saveAsTable records them.
  * append(), overwrite(condition), overwritePartitions() and replace() write into an existing
- * table by column name, which the session's INSERT (by position) does not do: refused with
+ * table by column name, which the session's INSERT (by position) does not do, and Spark's
+ * session catalog refuses REPLACE TABLE AS SELECT (createOrReplace): refused with
  * UNSUPPORTED_FEATURE.
  *
  * Called by plan_commands.c. Ownership: statements and plans in ctx->arena.
@@ -39,20 +39,17 @@ static int partition_column(cs_cp *c, const Spark__Connect__Expression *e, const
 int cs_cp_write_operation_v2(cs_cp *c, const Spark__Connect__WriteOperationV2 *w,
                              cs_sql_statement **out)
 {
-    bool replace;
     switch (w->mode) {
     case SPARK__CONNECT__WRITE_OPERATION_V2__MODE__MODE_CREATE:
-        replace = false;
-        break;
-    case SPARK__CONNECT__WRITE_OPERATION_V2__MODE__MODE_CREATE_OR_REPLACE:
-        replace = true;
         break;
     case SPARK__CONNECT__WRITE_OPERATION_V2__MODE__MODE_APPEND:
     case SPARK__CONNECT__WRITE_OPERATION_V2__MODE__MODE_OVERWRITE:
     case SPARK__CONNECT__WRITE_OPERATION_V2__MODE__MODE_OVERWRITE_PARTITIONS:
     case SPARK__CONNECT__WRITE_OPERATION_V2__MODE__MODE_REPLACE:
+    case SPARK__CONNECT__WRITE_OPERATION_V2__MODE__MODE_CREATE_OR_REPLACE:
         return cs_cp_unsupported(c, "DataFrameWriterV2 writes into an existing table (writeTo "
-                                    "append / overwrite / overwritePartitions / replace)");
+                                    "append / overwrite / overwritePartitions / replace / "
+                                    "createOrReplace)");
     default:
         return cs_cp_invalid(c, "WriteOperationV2:Mode not supported %d", (int)w->mode);
     }
@@ -71,8 +68,7 @@ int cs_cp_write_operation_v2(cs_cp *c, const Spark__Connect__WriteOperationV2 *w
         format = cs_sql_session_conf(c->ctx->session, "spark.sql.sources.default");
     if (!format) format = "parquet"; /* spark.sql.sources.default's default */
     s->format = cs_sql_strdup(c->a, format);
-    s->or_replace = replace;
-    s->save_mode = replace ? "overwrite" : "errorifexists";
+    s->save_mode = "errorifexists";
     s->plan = plan;
     s->n_options = (int)w->n_options;
     s->option_keys = (const char **)cs_cp_array(c, w->n_options);

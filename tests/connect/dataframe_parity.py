@@ -280,3 +280,18 @@ for args, text in [((-1.0,), "Sampling fraction (-1.0) must be on interval [0, 1
         got = str(e)
     check(got is not None and text in got, "sample%r: %r" % (args, got))
 
+
+# write_to_creates_table: df.writeTo(t).create() is a CREATE TABLE AS SELECT (with using()'s
+# provider, else spark.sql.sources.default), refused when t exists (test_create,
+# test_create_without_provider)
+spark.sql("DROP TABLE IF EXISTS write_to_t")
+spark.range(100).writeTo("write_to_t").using("parquet").create()
+check(spark.sql("select * from write_to_t").count() == 100, "writeTo().create() wrote 100 rows")
+check(condition_of(lambda: spark.range(3).writeTo("write_to_t").create())
+      == "TABLE_OR_VIEW_ALREADY_EXISTS", "writeTo().create() over an existing table")
+spark.sql("DROP TABLE write_to_t")
+spark.range(5).writeTo("write_to_t").create()
+check(spark.table("write_to_t").count() == 5, "writeTo().create() with the default provider")
+spark.sql("DROP TABLE write_to_t")
+
+print("PASS dataframe_parity")
