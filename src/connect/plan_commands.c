@@ -26,9 +26,12 @@
  *                          ("errorifexists" when unspecified, Spark's default), which the
  *                          session honours for the path and table cases;
  *   register_function      spark.udf.register(name, f) of a scalar Python UDF: the session's
- *                          temporary function `name` (CREATE_FUNCTION), which SQL calls.
- * Refused with UNSUPPORTED_FEATURE: writeTo (v2 writes), streaming commands, table function / data
- * source registration, ML, checkpoint, resource profiles, MERGE INTO, external commands,
+ *                          temporary function `name` (CREATE_FUNCTION), which SQL calls; a
+ *                          Java UDF or UDAF (registerJavaFunction / registerJavaUDAF) is
+ *                          refused as Spark refuses a class it cannot load.
+ *   write_operation_v2     df.writeTo(t).create() (plan_write_v2.c).
+ * Refused with UNSUPPORTED_FEATURE: writeTo's other modes, streaming commands, table function /
+ * data source registration, ML, checkpoint, resource profiles, MERGE INTO, external commands,
  * extensions.
  *
  * Called by the Spark Connect server. Ownership: statements and plans in ctx->arena.
@@ -120,6 +123,18 @@ static int register_function(cs_cp *c, const Spark__Connect__CommonInlineUserDef
 {
     if (!f || !f->function_name || !f->function_name[0])
         return cs_cp_invalid(c, "RegisterFunction without a function name");
+    /* registerJavaFunction / registerJavaUDAF: no JVM class can be loaded here, which Spark's
+     * UDFRegistration reports for a class not on its classpath (_LEGACY_ERROR_TEMP_1329) */
+    if (f->function_case ==
+            SPARK__CONNECT__COMMON_INLINE_USER_DEFINED_FUNCTION__FUNCTION_JAVA_UDF &&
+        f->java_udf) {
+        const char *cls = f->java_udf->class_name ? f->java_udf->class_name : "";
+        int e = cs_sql_error_set(c->err, CS_EINVAL, "_LEGACY_ERROR_TEMP_1329", "",
+                                 "Can not load class %s, please make sure it is on the classpath.",
+                                 cls);
+        cs_sql_error_param(c->err, "className", cls);
+        return e;
+    }
     cs_sql_expr *udf;
     int rc = cs_cp_python_udf(c, f, CS_CP_UDF_EXPRESSION, &udf);
     if (rc) return rc;
@@ -254,7 +269,7 @@ static int command(cs_cp *c, const Spark__Connect__Command *cmd, cs_sql_statemen
     case SPARK__CONNECT__COMMAND__COMMAND_TYPE_WRITE_OPERATION:
         return write_operation(c, cmd->write_operation, out);
     case SPARK__CONNECT__COMMAND__COMMAND_TYPE_WRITE_OPERATION_V2:
-        return cs_cp_unsupported(c, "DataFrameWriterV2 (writeTo)");
+        return cs_cp_write_operation_v2(c, cmd->write_operation_v2, out);
     case SPARK__CONNECT__COMMAND__COMMAND_TYPE_REGISTER_FUNCTION:
         return register_function(c, cmd->register_function, out);
     case SPARK__CONNECT__COMMAND__COMMAND_TYPE_REGISTER_TABLE_FUNCTION:

@@ -101,6 +101,8 @@ int cs_cp_sort_order(cs_cp *c, const Spark__Connect__Expression__SortOrder *o, c
 /* The relations of plan_aggregate.c, plan_sql.c, plan_local_relation.c, plan_columns.c. */
 int cs_cp_aggregate(cs_cp *c, const Spark__Connect__Aggregate *g, cs_logical_plan **out);
 int cs_cp_sql(cs_cp *c, const Spark__Connect__SQL *q, cs_sql_statement **out);
+int cs_cp_write_operation_v2(cs_cp *c, const Spark__Connect__WriteOperationV2 *w,
+                             cs_sql_statement **out);
 int cs_cp_with_relations(cs_cp *c, const Spark__Connect__WithRelations *w, cs_logical_plan **out);
 int cs_cp_local_relation(cs_cp *c, const Spark__Connect__LocalRelation *r, cs_logical_plan **out);
 int cs_cp_with_columns(cs_cp *c, const Spark__Connect__WithColumns *w, cs_logical_plan **out);

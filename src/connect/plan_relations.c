@@ -46,6 +46,7 @@
 #include <sys/random.h>
 
 #include "connect/plan_internal.h"
+#include "formats/text_values.h"
 
 static cs_logical_plan *unary(cs_cp *c, cs_plan_kind kind, cs_logical_plan *child)
 {
@@ -338,12 +339,26 @@ static int sample(cs_cp *c, const Spark__Connect__Sample *r, cs_logical_plan **o
 {
     if (r->deterministic_order || r->lower_bound != 0.0)
         return cs_cp_unsupported(c, "samples of a range of the rows (randomSplit)");
+    /* Spark's Sample node requires a fraction in [0, 1] (any nonnegative one with replacement),
+     * within RandomSampler's rounding epsilon: an IllegalArgumentException of Scala's require */
+    double fraction = r->upper_bound - r->lower_bound, eps = 1e-6;
+    bool with_replacement = CS_CP_HAS(r, with_replacement) && r->with_replacement;
+    if (fraction < -eps || (!with_replacement && fraction > 1.0 + eps)) {
+        cs_sbuf f = CS_SBUF_INIT;
+        cs_tv_format_double(fraction, &f);
+        cs_error_set(c->err, CS_EINVAL, "requirement failed: Sampling fraction (%s) must be %s",
+                     cs_sbuf_str(&f),
+                     with_replacement ? "nonnegative with replacement"
+                                      : "on interval [0, 1] without replacement");
+        cs_sbuf_free(&f);
+        return CS_EINVAL;
+    }
     cs_logical_plan *in;
     int rc = cs_cp_input(c, r->input, "Sample", &in);
     if (rc) return rc;
     cs_logical_plan *p = unary(c, CS_LP_SAMPLE, in);
-    p->fraction = r->upper_bound - r->lower_bound;
-    p->with_replacement = CS_CP_HAS(r, with_replacement) && r->with_replacement;
+    p->fraction = fraction;
+    p->with_replacement = with_replacement;
     if (CS_CP_HAS(r, seed)) {
         p->seed = r->seed;
     } else { /* Spark draws one: Utils.random.nextLong */

@@ -80,6 +80,12 @@ static int invalid_cast(const conv *c, const cs_variant *x, const cs_col_type *t
                               "The variant value `%s` cannot be cast into `\"%s\"`. Please use "
                               "`try_variant_get` instead.",
                               cs_sbuf_str(&j), cs_sbuf_str(&ts));
+    /* Spark's message parameters: the value's JSON and the quoted target type */
+    cs_sbuf q = CS_SBUF_INIT;
+    cs_sbuf_printf(&q, "\"%s\"", cs_sbuf_str(&ts));
+    cs_sql_error_param(c->k->err, "value", cs_sbuf_str(&j));
+    cs_sql_error_param(c->k->err, "dataType", cs_sbuf_str(&q));
+    cs_sbuf_free(&q);
     cs_sbuf_free(&j);
     cs_sbuf_free(&ts);
     return rc;

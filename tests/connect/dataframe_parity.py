@@ -9,9 +9,9 @@ cspark (dataframe_parity.sh).
 Cases, each named after what broke: input_files_list_each_file, provider_class_names,
 nested_duplicate_field_names, struct_sort_keys, cluster_by_recorded,
 save_as_table_overwrites_managed_folder, qualified_star_over_using_join,
-distributed_sequence_id_numbers_rows, coalesce_merges_partitions, local_relation_slices and
-partitioning_hints. Tables go to the server's spark-warehouse (the
-wrappers start it in a scratch directory); files to SCRATCH_DIR.
+distributed_sequence_id_numbers_rows, coalesce_merges_partitions, local_relation_slices,
+partitioning_hints, sample_fraction_checked and write_to_creates_table. Tables go to the
+server's spark-warehouse (the wrappers start it in a scratch directory); files to SCRATCH_DIR.
 
 Exits 1 naming the first check that fails.
 """
@@ -20,7 +20,7 @@ import os
 import sys
 from contextlib import redirect_stdout
 
-from pyspark.errors import AnalysisException, PySparkException
+from pyspark.errors import AnalysisException, IllegalArgumentException, PySparkException
 from pyspark.sql import Row, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.types import IntegerType, StringType, StructField, StructType
@@ -265,5 +265,33 @@ try:
 except PySparkException as e:
     check("Number of partitions (0) must be positive" in str(e) and
           type(e).__name__ == "IllegalArgumentException", "COALESCE(0): %r" % (e,))
+
+# sample_fraction_checked: a fraction out of [0, 1] without replacement (negative with it) is
+# refused as Spark's Sample node requires, an IllegalArgumentException (test_sample)
+for args, text in [((-1.0,), "Sampling fraction (-1.0) must be on interval [0, 1] without "
+                    "replacement"),
+                   ((False, 1.5), "Sampling fraction (1.5) must be on interval [0, 1] without "
+                    "replacement"),
+                   ((True, -0.5), "Sampling fraction (-0.5) must be nonnegative with replacement")]:
+    try:
+        spark.range(1).sample(*args).count()
+        got = None
+    except IllegalArgumentException as e:
+        got = str(e)
+    check(got is not None and text in got, "sample%r: %r" % (args, got))
+
+
+# write_to_creates_table: df.writeTo(t).create() is a CREATE TABLE AS SELECT (with using()'s
+# provider, else spark.sql.sources.default), refused when t exists (test_create,
+# test_create_without_provider)
+spark.sql("DROP TABLE IF EXISTS write_to_t")
+spark.range(100).writeTo("write_to_t").using("parquet").create()
+check(spark.sql("select * from write_to_t").count() == 100, "writeTo().create() wrote 100 rows")
+check(condition_of(lambda: spark.range(3).writeTo("write_to_t").create())
+      == "TABLE_OR_VIEW_ALREADY_EXISTS", "writeTo().create() over an existing table")
+spark.sql("DROP TABLE write_to_t")
+spark.range(5).writeTo("write_to_t").create()
+check(spark.table("write_to_t").count() == 5, "writeTo().create() with the default provider")
+spark.sql("DROP TABLE write_to_t")
 
 print("PASS dataframe_parity")

@@ -261,6 +261,10 @@ for col, want in [(F.is_variant_null(v), [False, False]),
 e = raised(lambda: df.select(F.variant_get(v, "$.a", "binary")).collect())
 check(e is not None and getattr(e, "getCondition", lambda: None)() == "INVALID_VARIANT_CAST",
       "variant_get of a bigint as binary: %r" % (e,))
+# variant_cast_error_parameters: the error's message parameters, as test_variant_expressions
+# checks them
+check(e.getMessageParameters() == {"value": "1", "dataType": '"BINARY"'},
+      "INVALID_VARIANT_CAST's parameters: %r" % (e.getMessageParameters(),))
 r = spark.range(1).select(F.parse_json(F.lit('{"b":1,"a":[1.50,true,null,"x"],"c":{"d":-0.0}}'))
                           .alias("v"))
 check(isinstance(r.schema["v"].dataType, VariantType), "a variant column's type: %r" % (r.schema,))

@@ -3,7 +3,7 @@ here: row-at-a-time udf (in select, in filter, nested, over nulls, over strings,
 input), scalar pandas_udf, scalar iterator pandas_udf, UDFs registered with spark.udf.register
 and called from SQL, grouped map applyInPandas (when the server runs it; grouped by a window's
 struct too), and a UDF that raises (PythonException with the worker's traceback, whose last
-line names the error).
+line names the error), and Java UDFs, whose classes the server cannot load.
 
 Usage: python_udfs.py sc://host:port [--no-group-map]
 Exit 0 when every check passes; 1 naming the first that did not.
@@ -11,7 +11,7 @@ Exit 0 when every check passes; 1 naming the first that did not.
 import sys
 
 import pandas as pd
-from pyspark.errors import PythonException
+from pyspark.errors import AnalysisException, PythonException
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.functions import col, pandas_udf, udf
@@ -335,5 +335,17 @@ if group_map:
         ids_of_group, "g long, start string, ids array<long>").collect())
     check("groups of a window struct key", got,
           [(1, "03-10", [0]), (2, "03-10", [1, 2]), (3, "03-15", [3, 4]), (3, "03-20", [5])])
+
+# java_udf_class_not_loaded: registerJavaFunction / registerJavaUDAF of a class the server cannot
+# load is Spark's AnalysisException "Can not load class ..." (test_non_existed_udf / _udaf)
+for register in (lambda: spark.udf.registerJavaFunction("udf1", "non_existed_udf"),
+                 lambda: spark.udf.registerJavaUDAF("udaf1", "non_existed_udaf")):
+    try:
+        register()
+        got = None
+    except AnalysisException as e:
+        got = (e.getCondition(), "Can not load class non_existed_uda" in str(e)
+               or "Can not load class non_existed_udf" in str(e))
+    check("java udf of a class not on the classpath", got, ("_LEGACY_ERROR_TEMP_1329", True))
 
 print("PASS python_udfs")
