@@ -82,6 +82,8 @@ static const fn_entry FUNCTIONS[] = {
     FN("nanvl", "nanvl", 2, 2, S, R_SIG, "DD", "D"),
     FNN("typeof", "typeof", 1, 1, S, R_SIG, "X", "S"),
     /* strings */
+    FN("collate", "collate", 2, 2, S, R_SPECIAL, "", ""),
+    FN("collation", "collation", 1, 1, S, R_SPECIAL, "", ""),
     FN("upper", "upper", 1, 1, S, R_SIG, "S", "S"),
     FN("ucase", "upper", 1, 1, S, R_SIG, "S", "S"),
     FN("lower", "lower", 1, 1, S, R_SIG, "S", "S"),
@@ -504,6 +506,7 @@ static cs_sql_expr *new_call(cs_sql_arena *a, const cs_fn_info *f, const cs_sql_
 cs_col_type *cs_fn_coerce_common(cs_sql_arena *a, cs_sql_expr **args, int n)
 {
     if (n == 0) return cs_col_type_primitive(CS_TYPE_NULL);
+    if (cs_fn_coerce_collations(a, args, n, NULL)) return NULL;
     cs_col_type *t = args[0]->type;
     for (int i = 1; i < n && t; i++)
         t = cs_tc_wider(a, t, args[i]->type);
@@ -769,6 +772,7 @@ static int resolve_div(cs_sql_arena *a, cs_sql_expr *e, cs_error *err)
 static int resolve_compare(cs_sql_arena *a, cs_sql_expr *e, cs_error *err)
 {
     if (cs_fn_check_variant_order(err, e, NULL)) return CS_EINVAL;
+    if (cs_fn_coerce_collations(a, e->args, 2, err)) return CS_EINVAL;
     cs_tc_reduce_integral_decimal(a, e);
     cs_col_type *t = cs_tc_wider(a, e->args[0]->type, e->args[1]->type);
     if (!t) return cs_fn_err_binary_diff(err, e);
