@@ -523,8 +523,11 @@ int cs_pl_aggregate(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out)
     int n_args = 0;
     for (int i = 0; i < g; i++) /* a collated key groups by its collation key */
         cols[i] = cs_pl_collation_key(c, p->group_by[i]);
-    for (int i = 0; i < n_aggs; i++)
-        if (items[i].arg) cols[g + n_args++] = items[i].arg;
+    for (int i = 0; i < n_aggs; i++) /* count(DISTINCT collated) counts collation keys */
+        if (items[i].arg)
+            cols[g + n_args++] = found[i]->distinct && items[i].fn == CS_AGG_COUNT
+                                     ? cs_pl_collation_key(c, items[i].arg)
+                                     : items[i].arg;
     for (int i = 0; i < n_aggs; i++)
         if (items[i].arg2) cols[g + n_args++] = items[i].arg2;
     if (cs_pl_columns(c, &in, cols, g + n_args, ords) != 0) {
@@ -607,14 +610,18 @@ int cs_pl_aggregate(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out)
         from[n_map] = (cs_sql_expr *)found[i];
         to[n_map++] = cast_to(c, results[i], found[i]->type);
     }
-    for (int i = 0; i < g; i++)
+    cs_sql_expr **first_to = cs_sql_alloc(c->arena, sizeof *first_to * (size_t)(g + 1));
+    for (int i = 0; i < g; i++) {
+        first_to[i] = first_of[i] >= 0 ? to[first_of[i]] : NULL;
         if (p->group_by[i]->kind != CS_EX_ATTR || first_of[i] >= 0) {
             from[n_map] = p->group_by[i];
-            to[n_map++] = first_of[i] >= 0 ? to[first_of[i]] : in.attrs[i];
+            to[n_map++] = first_to[i] ? first_to[i] : in.attrs[i];
         }
+    }
     cs_sql_expr **list = cs_sql_alloc(c->arena, sizeof *list * (size_t)(p->n_exprs + 1));
     for (int i = 0; i < p->n_exprs; i++)
-        list[i] = cs_pl_replace(c, p->exprs[i], from, to, n_map);
+        list[i] = cs_pl_collation_key_attrs(c, cs_pl_replace(c, p->exprs[i], from, to, n_map),
+                                            p->group_by, first_to, g);
     if (cs_pl_project(c, &in, list, p->n_exprs) != 0) goto fail;
     *out = in;
     return 0;

@@ -54,3 +54,43 @@ int cs_pl_collation_firsts(cs_pl_ctx *c, cs_sql_expr *const *keys, int n_keys,
     }
     return n_aggs;
 }
+
+/* e with every attribute that is a collated grouping key (keys[i] an ATTR with first_to[i]) read
+ * from its first() aggregate: at the top of an output list as an alias keeping the attribute's
+ * name and id, inside an expression as the aggregate's value. */
+static cs_sql_expr *key_attrs(cs_pl_ctx *c, cs_sql_expr *e, cs_sql_expr *const *keys,
+                              cs_sql_expr *const *first_to, int n, bool top)
+{
+    if (!e) return NULL;
+    if (e->kind == CS_EX_ATTR) {
+        for (int i = 0; i < n; i++) {
+            if (!first_to[i] || keys[i]->kind != CS_EX_ATTR || keys[i]->id != e->id) continue;
+            if (!top) return first_to[i];
+            cs_sql_expr *a = cs_sql_expr_new(c->arena, CS_EX_ALIAS, 1);
+            a->args[0] = first_to[i];
+            a->name = e->name;
+            a->id = e->id;
+            a->type = e->type;
+            a->nullable = e->nullable;
+            a->resolved = true;
+            return a;
+        }
+        return e;
+    }
+    if (e->kind == CS_EX_SCALAR_SUBQUERY || e->kind == CS_EX_EXISTS || e->kind == CS_EX_IN_SUBQUERY)
+        return e;
+    cs_sql_expr *r = NULL;
+    for (int i = 0; i < e->n_args; i++) {
+        cs_sql_expr *a = key_attrs(c, e->args[i], keys, first_to, n, false);
+        if (a == e->args[i]) continue;
+        if (!r) r = cs_sql_expr_copy(c->arena, e);
+        r->args[i] = a;
+    }
+    return r ? r : e;
+}
+
+cs_sql_expr *cs_pl_collation_key_attrs(cs_pl_ctx *c, cs_sql_expr *e, cs_sql_expr *const *keys,
+                                       cs_sql_expr *const *first_to, int n)
+{
+    return key_attrs(c, e, keys, first_to, n, true);
+}

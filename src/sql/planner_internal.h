@@ -81,6 +81,10 @@ cs_logical_plan *cs_pl_distinct_as_aggregate(cs_pl_ctx *c, const cs_logical_plan
 /* Appends to found (room for n_keys more) a first(key) aggregate for each collated grouping key:
  * the value a group of equal-under-the-collation strings outputs (its first one, as Spark's);
  * *first_of[i] is key i's index in found or -1 (arena). Returns the new count. */
+/* e (an aggregate's output expression) with the attributes that are collated grouping keys
+ * (keys[i], first_to[i] non-NULL: the value of its first() aggregate) read from first_to. */
+cs_sql_expr *cs_pl_collation_key_attrs(cs_pl_ctx *c, cs_sql_expr *e, cs_sql_expr *const *keys,
+                                       cs_sql_expr *const *first_to, int n);
 int cs_pl_collation_firsts(cs_pl_ctx *c, cs_sql_expr *const *keys, int n_keys,
                            const cs_sql_expr **found, int n_aggs, int **first_of);
 /* A copy of e with every AGG / expression in from[i] (compared as printed) replaced by to[i]. */
