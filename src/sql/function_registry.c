@@ -525,6 +525,7 @@ static int coerce_sig(cs_sql_arena *a, cs_sql_expr *e, const char *sig, cs_error
         char c = sig[(size_t)i < len ? (size_t)i : len - 1];
         cs_sql_expr *arg = e->args[i];
         cs_col_type *want = sig_type(c);
+        if (c == 'S' && cs_col_type_is_collated(arg->type)) continue; /* keeps its collation */
         if (want) {
             if (arg->type->id == CS_TYPE_NULL || cs_tc_can_implicit_cast(arg->type, want) ||
                 (c == 'I' && cs_tc_can_implicit_cast_to(arg->type, want)) || /* IntegerType */
@@ -952,9 +953,14 @@ cs_sql_expr *cs_fn_resolve(cs_sql_arena *a, const cs_fn_info *f, const cs_sql_ex
             if (strcmp(f->canonical, "nullif") == 0) e->nullable = true;
             break;
         }
+        if (strchr(fe->args, 'S') && (rc = cs_fn_coerce_collations(a, e->args, e->n_args, err)))
+            break;
         if ((rc = coerce_sig(a, e, fe->args, err)) != 0) break;
         if ((rc = cs_fn_check_hash_args(err, e, f->canonical)) != 0) break;
         e->type = sig_result(a, e, fe->ret[0]);
+        for (int i = 0; fe->ret[0] == 'S' && strchr(fe->args, 'S') && i < e->n_args; i++)
+            if (cs_col_type_is_collated(e->args[i]->type)) /* Spark: the inputs' collation */
+                e->type = e->args[i]->type;
         if (strcmp(f->canonical, "date_part") == 0) {
             cs_col_type *t = cs_fn_date_part_type(a, e);
             if (t) e->type = t;

@@ -2,10 +2,11 @@
  * function_registry_collation.c — Spark's collation functions and rules for the analyzer:
  * collate(x, name) (`x COLLATE name`: x's string with an explicit collation), collation(x) (the
  * fully qualified name SYSTEM.BUILTIN.NAME of x's collation), and the collation a string
- * operator or function works in (Spark's CollationTypeCoercion): an explicit collation (a COLLATE
- * at the top of an argument) wins, else an implicit one (a collated column or expression) wins
- * over UTF8_BINARY strings and literals; two different explicit collations are
- * COLLATION_MISMATCH.EXPLICIT, two different implicit ones COLLATION_MISMATCH.IMPLICIT. Called by
+ * operator or function works in (Spark's CollationTypeCoercion): each string argument has a
+ * strength, explicit (a COLLATE), implicit (a column, UTF8_BINARY ones too) or default (a
+ * literal), an expression the strongest of its inputs'; the strongest collation wins; two
+ * different explicit collations are COLLATION_MISMATCH.EXPLICIT, two different implicit ones
+ * (with no explicit one) COLLATION_MISMATCH.IMPLICIT. Called by
  * function_registry.c's resolution of comparisons, IN and common-type functions.
  */
 #include <string.h>
@@ -16,9 +17,35 @@
 #include "sql/type_coercion.h"
 #include "sqlexec/sql_error.h"
 
-static bool is_explicit(const cs_sql_expr *e)
+enum { DEFAULT_STRENGTH, IMPLICIT, EXPLICIT };
+
+/* Spark's collation strength of a string expression: a COLLATE is explicit, a literal (and a
+ * NULL) default, a column implicit, any other expression the strongest of its string inputs. */
+static int strength(const cs_sql_expr *e, int depth)
 {
-    return e->kind == CS_EX_FUNC && e->fn && strcmp(e->fn, "collate") == 0;
+    if (depth > 64) return DEFAULT_STRENGTH;
+    switch (e->kind) {
+    case CS_EX_LITERAL:
+        return DEFAULT_STRENGTH;
+    case CS_EX_ATTR:
+    case CS_EX_OUTER_ATTR:
+    case CS_EX_LAMBDA_VAR:
+        return IMPLICIT;
+    case CS_EX_FUNC:
+        if (e->fn && strcmp(e->fn, "collate") == 0) return EXPLICIT;
+        break;
+    case CS_EX_SCALAR_SUBQUERY:
+        return IMPLICIT;
+    default:
+        break;
+    }
+    int best = DEFAULT_STRENGTH;
+    for (int i = 0; i < e->n_args; i++)
+        if (e->args[i] && e->args[i]->type && e->args[i]->type->id == CS_TYPE_STRING) {
+            int s = strength(e->args[i], depth + 1);
+            if (s > best) best = s;
+        }
+    return best;
 }
 
 static int mismatch(cs_error *err, bool explicit_, int c1, int c2)
@@ -41,27 +68,38 @@ static int mismatch(cs_error *err, bool explicit_, int c1, int c2)
 
 int cs_fn_coerce_collations(cs_sql_arena *a, cs_sql_expr **args, int n, cs_error *err)
 {
-    int expl = -1, impl = -1;
+    int coll[EXPLICIT + 1] = {-1, -1, -1};
+    int top = DEFAULT_STRENGTH;
     for (int i = 0; i < n; i++) {
         const cs_sql_expr *x = args[i];
         if (!x->type || x->type->id != CS_TYPE_STRING) continue;
-        int c = x->type->collation;
-        if (is_explicit(x)) {
-            if (expl >= 0 && expl != c) return mismatch(err, true, expl, c);
-            expl = c;
-        } else if (c != CS_COLLATION_UTF8_BINARY) {
-            if (impl >= 0 && impl != c && expl < 0) {
-                /* only an error when no explicit collation settles it */
-                bool later_explicit = false;
-                for (int j = i + 1; j < n; j++)
-                    later_explicit |= args[j]->type && args[j]->type->id == CS_TYPE_STRING &&
-                                      is_explicit(args[j]);
-                if (!later_explicit) return mismatch(err, false, impl, c);
-            }
-            if (impl < 0) impl = c;
+        int s = strength(x, 0), c = x->type->collation;
+        if (s > top) top = s;
+        if (coll[s] >= 0 && coll[s] != c && s != DEFAULT_STRENGTH) {
+            if (s == EXPLICIT) return mismatch(err, true, coll[s], c);
+            coll[s] = -2; /* two implicit collations: an error unless an explicit one decides */
+            continue;
         }
+        if (coll[s] == -1) coll[s] = c;
     }
-    int win = expl >= 0 ? expl : impl;
+    if (top == IMPLICIT && coll[IMPLICIT] == -2) {
+        int first = -1, second = -1;
+        for (int i = 0; i < n && second < 0; i++) {
+            const cs_sql_expr *x = args[i];
+            if (!x->type || x->type->id != CS_TYPE_STRING || strength(x, 0) != IMPLICIT) continue;
+            if (first < 0)
+                first = x->type->collation;
+            else if (x->type->collation != first)
+                second = x->type->collation;
+        }
+        return mismatch(err, false, first, second);
+    }
+    int win = coll[top];
+    if (top == DEFAULT_STRENGTH) { /* literals only: a collated one (CAST ... COLLATE) wins */
+        win = -1;
+        for (int i = 0; i < n; i++)
+            if (cs_col_type_is_collated(args[i]->type)) win = args[i]->type->collation;
+    }
     if (win < 0) return 0;
     cs_col_type *t = cs_col_type_string(win);
     for (int i = 0; i < n; i++)

@@ -14,6 +14,7 @@ tests/connect/compare_results.py.
 import json
 import sys
 
+from pyspark.errors import AnalysisException
 from pyspark.sql import Row, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.types import IntegerType, StringType, StructField, StructType
@@ -59,9 +60,19 @@ answers["filter"] = sorted(r.id for r in people.filter(F.col("name") == "BOB").c
 check(answers["filter"] == [4, 5], "= under UTF8_LCASE: %r" % answers)
 answers["order"] = [r.id for r in people.orderBy(F.collate("name", "UNICODE"), "id").collect()]
 check(answers["order"] == [7, 6, 2, 1, 3, 5, 4], "orderBy UNICODE: %r" % answers)
-other = spark.createDataFrame([("ALICE", "x")], ["k", "v"])
+other = spark.createDataFrame(
+    [("ALICE", "x")], StructType([StructField("k", StringType("UTF8_LCASE")), StructField("v", StringType())])
+)
 answers["join"] = sorted(r.id for r in people.join(other, people["name"] == other["k"]).collect())
 check(answers["join"] == [1, 2, 3], "join under UTF8_LCASE: %r" % answers)
+# two columns of different collations: Spark's COLLATION_MISMATCH.IMPLICIT
+plain = spark.createDataFrame([("ALICE", "x")], ["k", "v"])
+try:
+    plain.join(people, people["name"] == plain["k"]).collect()
+    answers["mismatch"] = "no error"
+except AnalysisException as e:
+    answers["mismatch"] = e.getCondition()
+check(answers["mismatch"] == "COLLATION_MISMATCH.IMPLICIT", "implicit mismatch: %r" % answers)
 answers["typeof"] = people.select(F.typeof("name")).first()[0]
 check(answers["typeof"] == "string collate UTF8_LCASE", "typeof: %r" % answers)
 
