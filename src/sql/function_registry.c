@@ -506,7 +506,7 @@ static cs_sql_expr *new_call(cs_sql_arena *a, const cs_fn_info *f, const cs_sql_
 cs_col_type *cs_fn_coerce_common(cs_sql_arena *a, cs_sql_expr **args, int n)
 {
     if (n == 0) return cs_col_type_primitive(CS_TYPE_NULL);
-    if (cs_fn_coerce_collations(a, args, n, NULL)) return NULL;
+    if (cs_fn_coerce_collations(a, NULL, args, n, NULL)) return NULL;
     cs_col_type *t = args[0]->type;
     for (int i = 1; i < n && t; i++)
         t = cs_tc_wider(a, t, args[i]->type);
@@ -773,7 +773,7 @@ static int resolve_div(cs_sql_arena *a, cs_sql_expr *e, cs_error *err)
 static int resolve_compare(cs_sql_arena *a, cs_sql_expr *e, cs_error *err)
 {
     if (cs_fn_check_variant_order(err, e, NULL)) return CS_EINVAL;
-    if (cs_fn_coerce_collations(a, e->args, 2, err)) return CS_EINVAL;
+    if (cs_fn_coerce_collations(a, e, e->args, 2, err)) return CS_EINVAL;
     cs_tc_reduce_integral_decimal(a, e);
     cs_col_type *t = cs_tc_wider(a, e->args[0]->type, e->args[1]->type);
     if (!t) return cs_fn_err_binary_diff(err, e);
@@ -953,7 +953,7 @@ cs_sql_expr *cs_fn_resolve(cs_sql_arena *a, const cs_fn_info *f, const cs_sql_ex
             if (strcmp(f->canonical, "nullif") == 0) e->nullable = true;
             break;
         }
-        if (strchr(fe->args, 'S') && (rc = cs_fn_coerce_collations(a, e->args, e->n_args, err)))
+        if (strchr(fe->args, 'S') && (rc = cs_fn_coerce_collations(a, e, e->args, e->n_args, err)))
             break;
         if ((rc = coerce_sig(a, e, fe->args, err)) != 0) break;
         if ((rc = cs_fn_check_hash_args(err, e, f->canonical)) != 0) break;

@@ -6,7 +6,7 @@
  * strength, explicit (a COLLATE), implicit (a column, UTF8_BINARY ones too) or default (a
  * literal), an expression the strongest of its inputs'; the strongest collation wins; two
  * different explicit collations are COLLATION_MISMATCH.EXPLICIT, two different implicit ones
- * (with no explicit one) COLLATION_MISMATCH.IMPLICIT. Called by
+ * (with no explicit one) INDETERMINATE_COLLATION_IN_EXPRESSION, as Spark 4.0.1 answers. Called by
  * function_registry.c's resolution of comparisons, IN and common-type functions.
  */
 #include <string.h>
@@ -48,7 +48,7 @@ static int strength(const cs_sql_expr *e, int depth)
     return best;
 }
 
-static int mismatch(cs_error *err, bool explicit_, int c1, int c2)
+static int mismatch(cs_error *err, const cs_sql_expr *e, bool explicit_, int c1, int c2)
 {
     if (explicit_)
         return cs_sql_error_set(
@@ -58,15 +58,19 @@ static int mismatch(cs_error *err, bool explicit_, int c1, int c2)
             "%s\", \"STRING COLLATE %s\"]. Decide on a single explicit collation and remove "
             "others.",
             cs_collation_name(c1), cs_collation_name(c2));
-    return cs_sql_error_set(
-        err, CS_EINVAL, "COLLATION_MISMATCH.IMPLICIT", "42P21",
-        "Could not determine which collation to use for string functions and operators. Error "
-        "occurred due to the mismatch between implicit collations: [\"STRING COLLATE %s\", "
-        "\"STRING COLLATE %s\"]. Use COLLATE function to set the collation explicitly.",
-        cs_collation_name(c1), cs_collation_name(c2));
+    /* two implicit collations: the expression's collation is indeterminate (Spark 4.0.1) */
+    cs_sbuf x = {0};
+    if (e) cs_fn_sql_expr_quoted(e, &x);
+    cs_sql_error_set(err, CS_EINVAL, "INDETERMINATE_COLLATION_IN_EXPRESSION", "42P22",
+                     "Data type of %s has indeterminate collation. Use COLLATE clause to set the "
+                     "collation explicitly.",
+                     e ? cs_sbuf_str(&x) : "the expression");
+    cs_sbuf_free(&x);
+    return CS_EINVAL;
 }
 
-int cs_fn_coerce_collations(cs_sql_arena *a, cs_sql_expr **args, int n, cs_error *err)
+int cs_fn_coerce_collations(cs_sql_arena *a, const cs_sql_expr *e, cs_sql_expr **args, int n,
+                            cs_error *err)
 {
     int coll[EXPLICIT + 1] = {-1, -1, -1};
     int top = DEFAULT_STRENGTH;
@@ -76,7 +80,7 @@ int cs_fn_coerce_collations(cs_sql_arena *a, cs_sql_expr **args, int n, cs_error
         int s = strength(x, 0), c = x->type->collation;
         if (s > top) top = s;
         if (coll[s] >= 0 && coll[s] != c && s != DEFAULT_STRENGTH) {
-            if (s == EXPLICIT) return mismatch(err, true, coll[s], c);
+            if (s == EXPLICIT) return mismatch(err, e, true, coll[s], c);
             coll[s] = -2; /* two implicit collations: an error unless an explicit one decides */
             continue;
         }
@@ -92,7 +96,7 @@ int cs_fn_coerce_collations(cs_sql_arena *a, cs_sql_expr **args, int n, cs_error
             else if (x->type->collation != first)
                 second = x->type->collation;
         }
-        return mismatch(err, false, first, second);
+        return mismatch(err, e, false, first, second);
     }
     int win = coll[top];
     if (top == DEFAULT_STRENGTH) { /* literals only: a collated one (CAST ... COLLATE) wins */

@@ -65,14 +65,14 @@ other = spark.createDataFrame(
 )
 answers["join"] = sorted(r.id for r in people.join(other, people["name"] == other["k"]).collect())
 check(answers["join"] == [1, 2, 3], "join under UTF8_LCASE: %r" % answers)
-# two columns of different collations: Spark's COLLATION_MISMATCH.IMPLICIT
+# two columns of different collations: Spark 4.0.1's INDETERMINATE_COLLATION_IN_EXPRESSION
 plain = spark.createDataFrame([("ALICE", "x")], ["k", "v"])
 try:
     plain.join(people, people["name"] == plain["k"]).collect()
     answers["mismatch"] = "no error"
 except AnalysisException as e:
     answers["mismatch"] = e.getCondition()
-check(answers["mismatch"] == "COLLATION_MISMATCH.IMPLICIT", "implicit mismatch: %r" % answers)
+check(answers["mismatch"] == "INDETERMINATE_COLLATION_IN_EXPRESSION", "implicit: %r" % answers)
 answers["typeof"] = people.select(F.typeof("name")).first()[0]
 check(answers["typeof"] == "string collate UTF8_LCASE", "typeof: %r" % answers)
 
