@@ -663,21 +663,7 @@ static void expr_out(const cs_sql_expr *e, print_mode m, cs_sbuf *out)
         window_out(e, m, out);
         return;
     case CS_EX_CAST:
-        if (e->implicit_cast && m != MODE_PRINT && cs_col_type_is_collated(e->cast_type) &&
-            e->args[0]->kind == CS_EX_LITERAL && e->args[0]->literal &&
-            e->args[0]->literal->type->id == CS_TYPE_STRING &&
-            e->args[0]->literal->null_count == 0) {
-            /* a string literal given a collation prints as Spark's collated Literal.sql */
-            int32_t len;
-            const uint8_t *p = cs_column_bytes(e->args[0]->literal, 0, &len);
-            cs_sbuf_putc(out, '\'');
-            for (int32_t i = 0; i < len; i++) {
-                if (p[i] == '\'' || p[i] == '\\') cs_sbuf_putc(out, '\\');
-                cs_sbuf_putc(out, (char)p[i]);
-            }
-            cs_sbuf_printf(out, "' collate %s", cs_collation_name(e->cast_type->collation));
-            return;
-        }
+        if (e->implicit_cast && m != MODE_PRINT && cs_sql_collated_literal_name(e, out)) return;
         if (e->implicit_cast && m != MODE_PRINT) {
             expr_out(e->args[0], m, out);
             return;

@@ -76,6 +76,7 @@ check(answers["mismatch"] == "INDETERMINATE_COLLATION_IN_EXPRESSION", "implicit:
 answers["typeof"] = people.select(F.typeof("name")).first()[0]
 check(answers["typeof"] == "string collate UTF8_LCASE", "typeof: %r" % answers)
 
+results = {name: {"schema": "", "rows": v, "pandas": None} for name, v in answers.items()}
 with open(out_path, "w") as f:
-    json.dump(answers, f, indent=1, sort_keys=True, ensure_ascii=False)
+    json.dump({"results": results, "errors": {}}, f, indent=1, sort_keys=True, ensure_ascii=False)
 print("ok")
