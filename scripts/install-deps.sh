@@ -25,7 +25,7 @@ core=(
   libcurl4-openssl-dev libssl-dev libmicrohttpd-dev libjansson-dev libyaml-dev libuv1-dev
   libprotobuf-c-dev protobuf-c-compiler liblz4-dev libzstd-dev libxxhash-dev libcmocka-dev
   zlib1g-dev libbz2-dev libxml2-dev libarchive-dev libcrypt-dev libsnappy-dev libpcre2-dev
-  libnghttp2-dev
+  libnghttp2-dev libicu-dev
   gawk coreutils
 )
 image=(mmdebstrap skopeo python3 python3-pip) # pip: the image's PySpark client (install-pyspark-client.sh image)

@@ -5,6 +5,8 @@
  */
 #include "columnar/col_type.h"
 
+#include "columnar/col_collation.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +23,18 @@ static cs_col_type primitives[] = {
     PRIM(CS_TYPE_TIMESTAMP), PRIM(CS_TYPE_TIMESTAMP_NTZ),
 };
 static cs_col_type calendar_interval = PRIM(CS_TYPE_INTERVAL_CAL);
+#define COLLATED(C)                                                                                \
+    {                                                                                              \
+        .refs = -1, .id = CS_TYPE_STRING, .collation = C                                           \
+    }
+static cs_col_type collated_strings[CS_COLLATION_COUNT] = {COLLATED(0), COLLATED(1), COLLATED(2),
+                                                           COLLATED(3)};
+
+cs_col_type *cs_col_type_string(int collation)
+{
+    if (collation == CS_COLLATION_UTF8_BINARY) return &primitives[CS_TYPE_STRING];
+    return collation > 0 && collation < CS_COLLATION_COUNT ? &collated_strings[collation] : NULL;
+}
 static char value_name[] = "value", metadata_name[] = "metadata";
 static cs_col_field variant_fields[] = {{value_name, &primitives[CS_TYPE_BINARY], false},
                                         {metadata_name, &primitives[CS_TYPE_BINARY], false}};
@@ -126,7 +140,8 @@ void cs_col_type_unref(cs_col_type *t)
 bool cs_col_type_equal(const cs_col_type *a, const cs_col_type *b)
 {
     if (a == b) return true;
-    if (!a || !b || a->id != b->id || a->n_fields != b->n_fields || a->variant != b->variant)
+    if (!a || !b || a->id != b->id || a->n_fields != b->n_fields || a->variant != b->variant ||
+        a->collation != b->collation)
         return false;
     if ((a->id == CS_TYPE_DECIMAL || a->id == CS_TYPE_INTERVAL_YM ||
          a->id == CS_TYPE_INTERVAL_DT) &&
@@ -215,6 +230,10 @@ void cs_col_type_simple_string(const cs_col_type *t, cs_sbuf *out)
     switch (t->id) {
     case CS_TYPE_DECIMAL:
         cs_sbuf_printf(out, "decimal(%d,%d)", t->precision, t->scale);
+        return;
+    case CS_TYPE_STRING:
+        cs_sbuf_puts(out, "string");
+        if (t->collation) cs_sbuf_printf(out, " collate %s", cs_collation_name(t->collation));
         return;
     case CS_TYPE_INTERVAL_YM:
     case CS_TYPE_INTERVAL_DT: {

@@ -17,6 +17,11 @@
  * encoding, sqlexec/variant_codec.h) and marked `variant`, so every columnar path that moves a
  * struct moves a variant; only its name, equality and the functions over it differ.
  *
+ * A string type carries Spark 4's collation (col_collation.h): UTF8_BINARY is the plain string
+ * type, the others are their own static string types whose values are laid out alike and compare,
+ * group and hash by the collation (sqlexec/collation_keys.h); their simpleString is "string
+ * collate NAME".
+ *
  * Types are immutable and reference counted; primitive types are static singletons (ref/unref
  * are no-ops on them). Constructors of nested types take over the references passed to them
  * (the caller's reference to element/key/value/field types moves into the new type) and copy
@@ -30,6 +35,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "columnar/col_collation.h"
 #include "common/err.h"
 #include "common/strutil.h"
 
@@ -79,7 +85,8 @@ struct cs_col_type {
     int precision, scale; /* decimal */
     int n_fields;         /* struct: its fields; array: 1 (element); map: 2 (key, value) */
     cs_col_field *fields;
-    bool variant; /* a CS_TYPE_STRUCT that is Spark's variant (cs_col_type_variant) */
+    bool variant;      /* a CS_TYPE_STRUCT that is Spark's variant (cs_col_type_variant) */
+    uint8_t collation; /* CS_TYPE_STRING: its collation (CS_COLLATION_*, 0: UTF8_BINARY) */
 };
 
 /* The static type of a primitive id (not decimal, array, struct or map). */
@@ -98,6 +105,14 @@ cs_col_type *cs_col_type_struct(const cs_col_field *fields, int n);
 /* Spark's variant: the static struct<value: binary not null, metadata: binary not null> marked
  * variant (ref/unref are no-ops). */
 cs_col_type *cs_col_type_variant(void);
+/* The static string type of a collation id (col_collation.h; UTF8_BINARY: the primitive string
+ * type); NULL for an unknown id. */
+cs_col_type *cs_col_type_string(int collation);
+/* t is a string type with a collation other than UTF8_BINARY (NULL: false). */
+static inline bool cs_col_type_is_collated(const cs_col_type *t)
+{
+    return t && t->id == CS_TYPE_STRING && t->collation != 0;
+}
 /* t is a variant (NULL: false). */
 static inline bool cs_col_type_is_variant(const cs_col_type *t)
 {

@@ -60,6 +60,8 @@ Spark__Connect__DataType *cs_connect_data_type(const cs_col_type *t)
         if (leaves[i].id == t->id) {
             dt->kind_case = leaves[i].kind;
             dt->null = new_message(leaves[i].desc); /* every union member is a pointer */
+            if (cs_col_type_is_collated(t))         /* DataType.String.collation: its name */
+                dt->string->collation = cs_xstrdup(cs_collation_name(t->collation));
             return dt;
         }
     if (cs_col_type_is_variant(t)) {

@@ -46,6 +46,18 @@ static int interval_type(cs_cp *c, cs_type_id id, bool has_start, int start, boo
     return 0;
 }
 
+static int collation_invalid(cs_cp *c, const char *name)
+{
+    cs_sbuf props = {0};
+    cs_collation_proposals(name, &props);
+    cs_sql_error_set(c->err, CS_EINVAL, "COLLATION_INVALID_NAME", "42704",
+                     "The value %s does not represent a correct collation name. Suggested valid "
+                     "collation names: [%s].",
+                     name, cs_sbuf_str(&props));
+    cs_sbuf_free(&props);
+    return CS_EINVAL;
+}
+
 int cs_cp_data_type(cs_cp *c, const Spark__Connect__DataType *t, cs_col_type **out)
 {
     if (!t) return cs_cp_invalid(c, "a data type is missing");
@@ -81,6 +93,18 @@ int cs_cp_data_type(cs_cp *c, const Spark__Connect__DataType *t, cs_col_type **o
         id = CS_TYPE_DOUBLE;
         break;
     case SPARK__CONNECT__DATA_TYPE__KIND_STRING:
+        if (t->string && t->string->collation && t->string->collation[0]) {
+            /* Spark's DataType.String.collation: a collation name ("UNICODE_CI") */
+            int coll = cs_collation_lookup(t->string->collation);
+            if (coll < 0) {
+                rc = collation_invalid(c, t->string->collation);
+                goto done;
+            }
+            *out = cs_col_type_string(coll);
+            goto done;
+        }
+        id = CS_TYPE_STRING;
+        break;
     case SPARK__CONNECT__DATA_TYPE__KIND_CHAR:
     case SPARK__CONNECT__DATA_TYPE__KIND_VAR_CHAR:
         id = CS_TYPE_STRING;
@@ -204,6 +228,46 @@ static cs_col_type *table_schema(cs_cp *c, const char *text)
 
 static int spark_json_type(cs_cp *c, json_t *j, int depth, cs_col_type **out);
 
+/* Spark 4 keeps a string's collation out of its JSON type: a struct field's metadata
+ * "__COLLATIONS" maps the path of each collated string inside the field ("name",
+ * "name.element", "name.key", "name.value", nested) to "provider.NAME" ("icu.UNICODE_CI",
+ * "spark.UTF8_LCASE"). t with the string at path (after the field's name) collated. */
+static int json_collation(cs_cp *c, cs_col_type *t, const char *path, const char *value, int depth,
+                          cs_col_type **out)
+{
+    if (depth > 100) return cs_cp_invalid(c, "the schema nests too deeply");
+    if (!*path) {
+        const char *dot = strchr(value, '.');
+        const char *name = dot ? dot + 1 : value;
+        int coll = cs_collation_lookup(name);
+        if (coll < 0) return collation_invalid(c, name);
+        if (t->id != CS_TYPE_STRING)
+            return cs_cp_invalid(c, "a collation for a field that is not a string");
+        *out = cs_col_type_string(coll);
+        return 0;
+    }
+    static const char *const parts[] = {".element", ".key", ".value"};
+    for (int k = 0; k < 3; k++) {
+        size_t pl = strlen(parts[k]);
+        if (strncmp(path, parts[k], pl) != 0 || (path[pl] != '\0' && path[pl] != '.')) continue;
+        int child = k == 2 ? 1 : 0;
+        if ((k == 0) != (t->id == CS_TYPE_ARRAY) || (k > 0 && t->id != CS_TYPE_MAP)) break;
+        cs_col_type *inner;
+        int rc = json_collation(c, t->fields[child].type, path + pl, value, depth + 1, &inner);
+        if (rc) return rc;
+        if (t->id == CS_TYPE_ARRAY)
+            *out = cs_sql_arena_keep_type(
+                c->a, cs_col_type_array(cs_col_type_ref(inner), t->fields[0].nullable));
+        else
+            *out = cs_sql_arena_keep_type(
+                c->a, cs_col_type_map(cs_col_type_ref(child ? t->fields[0].type : inner),
+                                      cs_col_type_ref(child ? inner : t->fields[1].type),
+                                      t->fields[1].nullable));
+        return 0;
+    }
+    return cs_cp_invalid(c, "a collation path \"%s\" that names no string", path);
+}
+
 static int spark_json_struct(cs_cp *c, json_t *fields, int depth, cs_col_type **out)
 {
     if (!json_is_array(fields)) return cs_cp_invalid(c, "a struct type's fields are not a list");
@@ -216,6 +280,18 @@ static int spark_json_struct(cs_cp *c, json_t *fields, int depth, cs_col_type **
         if (!name) return cs_cp_invalid(c, "a struct field without a name");
         int rc = spark_json_type(c, json_object_get(fj, "type"), depth + 1, &t);
         if (rc) return rc;
+        json_t *colls = json_object_get(json_object_get(fj, "metadata"), "__COLLATIONS");
+        const char *path;
+        json_t *v;
+        json_object_foreach(colls, path, v)
+        {
+            size_t nl = strlen(name);
+            if (strncmp(path, name, nl) != 0 || (path[nl] != '\0' && path[nl] != '.') ||
+                !json_is_string(v))
+                continue;
+            if ((rc = json_collation(c, t, path + nl, json_string_value(v), depth, &t)) != 0)
+                return rc;
+        }
         json_t *nullable = json_object_get(fj, "nullable");
         f[i].name = cs_sql_strdup(c->a, name);
         f[i].type = cs_col_type_ref(t);

@@ -904,6 +904,7 @@ cs_sql_expr *cs_an_expr(cs_an_ctx *c, const cs_sql_expr *e, const cs_an_scope *s
         cs_sql_expr *r = resolved_copy(c, e, e->n_args);
         for (int i = 0; i < e->n_args; i++)
             if (!(r->args[i] = cs_an_expr(c, e->args[i], s, flags))) return NULL;
+        if (cs_fn_coerce_collations(c->a, r, r->args, r->n_args, c->err)) return NULL;
         if (!cs_fn_coerce_common(c->a, r->args, r->n_args)) {
             cs_sbuf x = {0};
             cs_fn_sql_expr_quoted(r, &x);

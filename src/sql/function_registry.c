@@ -82,6 +82,8 @@ static const fn_entry FUNCTIONS[] = {
     FN("nanvl", "nanvl", 2, 2, S, R_SIG, "DD", "D"),
     FNN("typeof", "typeof", 1, 1, S, R_SIG, "X", "S"),
     /* strings */
+    FN("collate", "collate", 2, 2, S, R_SPECIAL, "", ""),
+    FN("collation", "collation", 1, 1, S, R_SPECIAL, "", ""),
     FN("upper", "upper", 1, 1, S, R_SIG, "S", "S"),
     FN("ucase", "upper", 1, 1, S, R_SIG, "S", "S"),
     FN("lower", "lower", 1, 1, S, R_SIG, "S", "S"),
@@ -504,6 +506,7 @@ static cs_sql_expr *new_call(cs_sql_arena *a, const cs_fn_info *f, const cs_sql_
 cs_col_type *cs_fn_coerce_common(cs_sql_arena *a, cs_sql_expr **args, int n)
 {
     if (n == 0) return cs_col_type_primitive(CS_TYPE_NULL);
+    if (cs_fn_coerce_collations(a, NULL, args, n, NULL)) return NULL;
     cs_col_type *t = args[0]->type;
     for (int i = 1; i < n && t; i++)
         t = cs_tc_wider(a, t, args[i]->type);
@@ -522,6 +525,7 @@ static int coerce_sig(cs_sql_arena *a, cs_sql_expr *e, const char *sig, cs_error
         char c = sig[(size_t)i < len ? (size_t)i : len - 1];
         cs_sql_expr *arg = e->args[i];
         cs_col_type *want = sig_type(c);
+        if (c == 'S' && cs_col_type_is_collated(arg->type)) continue; /* keeps its collation */
         if (want) {
             if (arg->type->id == CS_TYPE_NULL || cs_tc_can_implicit_cast(arg->type, want) ||
                 (c == 'I' && cs_tc_can_implicit_cast_to(arg->type, want)) || /* IntegerType */
@@ -769,6 +773,7 @@ static int resolve_div(cs_sql_arena *a, cs_sql_expr *e, cs_error *err)
 static int resolve_compare(cs_sql_arena *a, cs_sql_expr *e, cs_error *err)
 {
     if (cs_fn_check_variant_order(err, e, NULL)) return CS_EINVAL;
+    if (cs_fn_coerce_collations(a, e, e->args, 2, err)) return CS_EINVAL;
     cs_tc_reduce_integral_decimal(a, e);
     cs_col_type *t = cs_tc_wider(a, e->args[0]->type, e->args[1]->type);
     if (!t) return cs_fn_err_binary_diff(err, e);
@@ -948,9 +953,14 @@ cs_sql_expr *cs_fn_resolve(cs_sql_arena *a, const cs_fn_info *f, const cs_sql_ex
             if (strcmp(f->canonical, "nullif") == 0) e->nullable = true;
             break;
         }
+        if (strchr(fe->args, 'S') && (rc = cs_fn_coerce_collations(a, e, e->args, e->n_args, err)))
+            break;
         if ((rc = coerce_sig(a, e, fe->args, err)) != 0) break;
         if ((rc = cs_fn_check_hash_args(err, e, f->canonical)) != 0) break;
         e->type = sig_result(a, e, fe->ret[0]);
+        for (int i = 0; fe->ret[0] == 'S' && strchr(fe->args, 'S') && i < e->n_args; i++)
+            if (cs_col_type_is_collated(e->args[i]->type)) /* Spark: the inputs' collation */
+                e->type = e->args[i]->type;
         if (strcmp(f->canonical, "date_part") == 0) {
             cs_col_type *t = cs_fn_date_part_type(a, e);
             if (t) e->type = t;

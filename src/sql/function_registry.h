@@ -88,6 +88,13 @@ int cs_fn_resolve_json(cs_sql_arena *a, cs_sql_expr *e, cs_error *err);
  * schema_of_variant, to_variant_object, variant_get and try_variant_get (sets e->type; the
  * variant_get target type leaves the arguments); 0, CS_EINVAL, or 1 when e is none of them. */
 int cs_fn_resolve_variant(cs_sql_arena *a, cs_sql_expr *e, cs_error *err);
+/* function_registry_collation.c: collate(x, name) and collation(x) (1: not one of them). */
+int cs_fn_resolve_collation(cs_sql_arena *a, cs_sql_expr *e, cs_error *err);
+/* The collation string arguments args[0..n) of e (NULL: none to name in a message) share
+ * (Spark's collation strengths); casts the string arguments of another collation to it. 0, or
+ * COLLATION_MISMATCH.EXPLICIT / INDETERMINATE_COLLATION_IN_EXPRESSION in err. */
+int cs_fn_coerce_collations(cs_sql_arena *a, const cs_sql_expr *e, cs_sql_expr **args, int n,
+                            cs_error *err);
 /* Spark's errors for a variant where values must be ordered (variants are not comparable):
  * DATATYPE_MISMATCH.INVALID_ORDERING_TYPE for a comparison or sort order e over one (op: the
  * name Spark gives it, "sortorder"; NULL: e's function name), and

@@ -532,6 +532,8 @@ int cs_fn_resolve_special(cs_sql_arena *a, cs_sql_expr *e, cs_error *err)
     if (rc <= 0) return rc;
     rc = cs_fn_resolve_variant(a, e, err);
     if (rc <= 0) return rc;
+    rc = cs_fn_resolve_collation(a, e, err);
+    if (rc <= 0) return rc;
     if (strcmp(e->fn, "arrays_zip") == 0) return cs_fn_resolve_arrays_zip(a, e, err);
     return resolve_special(a, e, err);
 }

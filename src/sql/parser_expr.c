@@ -787,6 +787,12 @@ static cs_sql_expr *postfix(cs_sqlp *p, cs_sql_expr *e)
             x->cast_type = cs_sqlp_data_type(p);
             x->cast_mode = CS_CAST_ANSI;
             e = x;
+        } else if (cs_sql_tok_is_kw(t, "COLLATE")) {
+            /* Spark's Collate: `expr COLLATE name`, kept as collate(expr, 'name') */
+            cs_sqlp_next(p);
+            cs_sql_token *nt = cs_sqlp_peek(p, 0);
+            cs_sql_expr *args[2] = {e, string_arg(p, nt, cs_sqlp_collation_name(p))};
+            e = cs_sqlp_call(p, "collate", e->line, e->pos, args, 2);
         } else {
             return e;
         }

@@ -76,6 +76,10 @@ void cs_sqlp_leave(cs_sqlp *p);
 /* identifiers: a word that is not reserved where it stands, or a back-quoted name */
 bool cs_sqlp_is_ident(cs_sqlp *p, int ahead);
 const char *cs_sqlp_ident(cs_sqlp *p);
+/* A collation name after COLLATE: an identifier or a qualified SYSTEM.BUILTIN.name (arena). */
+const char *cs_sqlp_collation_name(cs_sqlp *p);
+/* Fails with Spark's COLLATION_INVALID_NAME (its proposals) for name at t. */
+_Noreturn void cs_sqlp_collation_invalid(cs_sqlp *p, const cs_sql_token *t, const char *name);
 /* a.b.c: the parts (at least one) */
 const char **cs_sqlp_multipart(cs_sqlp *p, int *n);
 /* Whether the word at `ahead` may be taken as an alias written without AS. */

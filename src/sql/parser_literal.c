@@ -737,6 +737,33 @@ static int interval_field(const cs_sql_token *t, bool *ym)
     return -1;
 }
 
+const char *cs_sqlp_collation_name(cs_sqlp *p)
+{
+    /* an identifier, or SYSTEM.BUILTIN.name */
+    const char *name = cs_sqlp_ident(p);
+    while (cs_sqlp_is_op(p, 0, ".")) {
+        cs_sqlp_next(p);
+        const char *part = cs_sqlp_ident(p);
+        size_t n = strlen(name) + strlen(part) + 2;
+        char *joined = cs_sql_alloc(p->a, n);
+        snprintf(joined, n, "%s.%s", name, part);
+        name = joined;
+    }
+    return name;
+}
+
+_Noreturn void cs_sqlp_collation_invalid(cs_sqlp *p, const cs_sql_token *t, const char *name)
+{
+    cs_sbuf buf = {0};
+    cs_collation_proposals(name, &buf);
+    const char *props = cs_sql_strdup(p->a, buf.data ? buf.data : "");
+    cs_sbuf_free(&buf);
+    cs_sqlp_fail(p, t->line, t->pos, "COLLATION_INVALID_NAME", "42704",
+                 "The value %s does not represent a correct collation name. Suggested valid "
+                 "collation names: [%s].",
+                 name, props);
+}
+
 cs_col_type *cs_sqlp_data_type(cs_sqlp *p)
 {
     cs_sql_token *t = cs_sqlp_peek(p, 0);
@@ -769,6 +796,15 @@ cs_col_type *cs_sqlp_data_type(cs_sqlp *p)
     for (size_t k = 0; k < sizeof prims / sizeof prims[0]; k++)
         if (cs_sql_tok_is_kw(t, prims[k].name)) result = cs_col_type_primitive(prims[k].id);
     if (cs_sql_tok_is_kw(t, "VARIANT")) result = cs_col_type_variant();
+    if (result && result->id == CS_TYPE_STRING && cs_sqlp_is_kw(p, 0, "COLLATE")) {
+        /* STRING COLLATE name */
+        cs_sqlp_next(p);
+        cs_sql_token *nt = cs_sqlp_peek(p, 0);
+        const char *name = cs_sqlp_collation_name(p);
+        int id = cs_collation_lookup(name);
+        if (id < 0) cs_sqlp_collation_invalid(p, nt, name);
+        result = cs_col_type_string(id);
+    }
     if (result) {
         cs_sqlp_leave(p);
         return result;

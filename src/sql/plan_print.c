@@ -663,6 +663,7 @@ static void expr_out(const cs_sql_expr *e, print_mode m, cs_sbuf *out)
         window_out(e, m, out);
         return;
     case CS_EX_CAST:
+        if (e->implicit_cast && m != MODE_PRINT && cs_sql_collated_literal_name(e, out)) return;
         if (e->implicit_cast && m != MODE_PRINT) {
             expr_out(e->args[0], m, out);
             return;

@@ -339,7 +339,8 @@ static int sort_keys_of(cs_pl_ctx *c, cs_pl_out *in, cs_sql_expr *const *order, 
 {
     cs_sql_expr **vals = cs_sql_alloc(c->arena, sizeof *vals * (size_t)(n + 1));
     for (int i = 0; i < n; i++)
-        vals[i] = order[i]->kind == CS_EX_SORT_ORDER ? order[i]->args[0] : order[i];
+        vals[i] = cs_pl_collation_key(c, order[i]->kind == CS_EX_SORT_ORDER ? order[i]->args[0]
+                                                                            : order[i]);
     int *ords = cs_xcalloc((size_t)(n + 1), sizeof *ords);
     if (cs_pl_columns(c, in, vals, n, ords) != 0) {
         free(ords);
@@ -677,9 +678,12 @@ int cs_pl_plan(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out)
     case CS_LP_AGGREGATE:
         local_folded(c, p);
         return cs_pl_aggregate(c, p, out);
-    case CS_LP_DISTINCT:
+    case CS_LP_DISTINCT: {
+        cs_logical_plan *agg = cs_pl_distinct_as_aggregate(c, p);
+        if (agg) return cs_pl_aggregate(c, agg, out);
         if (cs_pl_plan(c, p->children[0], out) != 0) return -1;
         return cs_pl_distinct(c, p, out);
+    }
     case CS_LP_JOIN:
         return cs_pl_join(c, p, out);
     case CS_LP_SORT:

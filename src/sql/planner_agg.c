@@ -489,13 +489,14 @@ int cs_pl_aggregate(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out)
 {
     cs_pl_out in;
     if (cs_pl_plan(c, p->children[0], &in) != 0) return -1;
-    int cap = 1;
+    int cap = 1 + p->n_group_by, *first_of;
     for (int i = 0; i < p->n_exprs; i++)
         cap += count_nodes(p->exprs[i]);
     const cs_sql_expr **found = cs_sql_alloc(c->arena, sizeof *found * (size_t)cap);
     int n_aggs = 0;
     for (int i = 0; i < p->n_exprs; i++)
         collect_aggs(p->exprs[i], found, &n_aggs);
+    n_aggs = cs_pl_collation_firsts(c, p->group_by, p->n_group_by, found, n_aggs, &first_of);
     agg_item *items = cs_sql_alloc(c->arena, sizeof *items * (size_t)(n_aggs + 1));
     int n_distinct = 0;
     for (int i = 0; i < n_aggs; i++) {
@@ -520,10 +521,13 @@ int cs_pl_aggregate(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out)
     cs_sql_expr **cols = cs_sql_alloc(c->arena, sizeof *cols * (size_t)(n_cols + 1));
     int *ords = cs_xcalloc((size_t)(n_cols + 1), sizeof *ords);
     int n_args = 0;
-    for (int i = 0; i < g; i++)
-        cols[i] = p->group_by[i];
-    for (int i = 0; i < n_aggs; i++)
-        if (items[i].arg) cols[g + n_args++] = items[i].arg;
+    for (int i = 0; i < g; i++) /* a collated key groups by its collation key */
+        cols[i] = cs_pl_collation_key(c, p->group_by[i]);
+    for (int i = 0; i < n_aggs; i++) /* count(DISTINCT collated) counts collation keys */
+        if (items[i].arg)
+            cols[g + n_args++] = found[i]->distinct && items[i].fn == CS_AGG_COUNT
+                                     ? cs_pl_collation_key(c, items[i].arg)
+                                     : items[i].arg;
     for (int i = 0; i < n_aggs; i++)
         if (items[i].arg2) cols[g + n_args++] = items[i].arg2;
     if (cs_pl_columns(c, &in, cols, g + n_args, ords) != 0) {
@@ -606,14 +610,18 @@ int cs_pl_aggregate(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out)
         from[n_map] = (cs_sql_expr *)found[i];
         to[n_map++] = cast_to(c, results[i], found[i]->type);
     }
-    for (int i = 0; i < g; i++)
-        if (p->group_by[i]->kind != CS_EX_ATTR) {
+    cs_sql_expr **first_to = cs_sql_alloc(c->arena, sizeof *first_to * (size_t)(g + 1));
+    for (int i = 0; i < g; i++) {
+        first_to[i] = first_of[i] >= 0 ? to[first_of[i]] : NULL;
+        if (p->group_by[i]->kind != CS_EX_ATTR || first_of[i] >= 0) {
             from[n_map] = p->group_by[i];
-            to[n_map++] = in.attrs[i];
+            to[n_map++] = first_to[i] ? first_to[i] : in.attrs[i];
         }
+    }
     cs_sql_expr **list = cs_sql_alloc(c->arena, sizeof *list * (size_t)(p->n_exprs + 1));
     for (int i = 0; i < p->n_exprs; i++)
-        list[i] = cs_pl_replace(c, p->exprs[i], from, to, n_map);
+        list[i] = cs_pl_collation_key_attrs(c, cs_pl_replace(c, p->exprs[i], from, to, n_map),
+                                            p->group_by, first_to, g);
     if (cs_pl_project(c, &in, list, p->n_exprs) != 0) goto fail;
     *out = in;
     return 0;

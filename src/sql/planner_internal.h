@@ -72,6 +72,21 @@ void cs_pl_exchange(cs_pl_ctx *c, cs_pl_out *in, cs_phys_partitioning_kind kind,
 typedef cs_sql_op *(*cs_pl_op_maker)(cs_sql_op *child, void *arg, cs_error *err);
 cs_col_type *cs_pl_op_schema(const cs_col_type *in, cs_pl_op_maker make, void *arg, cs_error *err);
 int cs_pl_unsupported(cs_pl_ctx *c, const char *what);
+/* planner_collation.c: collationkey(e) when e is a collated string (its binary collation key:
+ * grouping, sort and join keys), else e itself. */
+cs_sql_expr *cs_pl_collation_key(cs_pl_ctx *c, cs_sql_expr *e);
+/* A DISTINCT over a collated string column as the Aggregate grouping by all its columns (which
+ * groups collated keys by collation); NULL when no column is collated. */
+cs_logical_plan *cs_pl_distinct_as_aggregate(cs_pl_ctx *c, const cs_logical_plan *p);
+/* Appends to found (room for n_keys more) a first(key) aggregate for each collated grouping key:
+ * the value a group of equal-under-the-collation strings outputs (its first one, as Spark's);
+ * *first_of[i] is key i's index in found or -1 (arena). Returns the new count. */
+/* e (an aggregate's output expression) with the attributes that are collated grouping keys
+ * (keys[i], first_to[i] non-NULL: the value of its first() aggregate) read from first_to. */
+cs_sql_expr *cs_pl_collation_key_attrs(cs_pl_ctx *c, cs_sql_expr *e, cs_sql_expr *const *keys,
+                                       cs_sql_expr *const *first_to, int n);
+int cs_pl_collation_firsts(cs_pl_ctx *c, cs_sql_expr *const *keys, int n_keys,
+                           const cs_sql_expr **found, int n_aggs, int **first_of);
 /* A copy of e with every AGG / expression in from[i] (compared as printed) replaced by to[i]. */
 cs_sql_expr *cs_pl_replace(cs_pl_ctx *c, const cs_sql_expr *e, cs_sql_expr *const *from,
                            cs_sql_expr *const *to, int n);

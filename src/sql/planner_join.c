@@ -362,8 +362,9 @@ int cs_pl_join(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out)
                 bool ab = refs_only(a, l.attrs, l.n) && refs_only(b, r.attrs, r.n);
                 bool ba = !ab && refs_only(b, l.attrs, l.n) && refs_only(a, r.attrs, r.n);
                 if ((ab || ba) && !(refs_only(a, NULL, 0) || refs_only(b, NULL, 0))) {
-                    lk[n_keys] = (cs_sql_expr *)(ab ? a : b);
-                    rk[n_keys++] = (cs_sql_expr *)(ab ? b : a);
+                    /* collated keys match by their collation keys (Spark's CollationKey) */
+                    lk[n_keys] = cs_pl_collation_key(c, (cs_sql_expr *)(ab ? a : b));
+                    rk[n_keys++] = cs_pl_collation_key(c, (cs_sql_expr *)(ab ? b : a));
                     continue;
                 }
             }

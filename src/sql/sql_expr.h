@@ -189,5 +189,8 @@ const char *cs_sql_call_own_name(const cs_sql_expr *e);
  * UDF anywhere in e (opt_util.c, the optimizer's rule; the analyzer's checks use it too). */
 bool cs_sql_expr_deterministic(const cs_sql_expr *e);
 bool cs_sql_call_written_negative(const cs_sql_expr *e);
+/* e is an implicit cast giving a string literal a collation: appends its Spark name
+ * ('A' collate UNICODE_CI) to out and returns true; false (nothing appended) else. */
+bool cs_sql_collated_literal_name(const cs_sql_expr *e, cs_sbuf *out);
 
 #endif /* CSPARK_SQL_SQL_EXPR_H */

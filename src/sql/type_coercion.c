@@ -67,6 +67,10 @@ void cs_tc_type_sql(const cs_col_type *t, cs_sbuf *out)
     case CS_TYPE_DECIMAL:
         cs_sbuf_printf(out, "DECIMAL(%d,%d)", t->precision, t->scale);
         return;
+    case CS_TYPE_STRING:
+        cs_sbuf_puts(out, "STRING");
+        if (t->collation) cs_sbuf_printf(out, " COLLATE %s", cs_collation_name(t->collation));
+        return;
     case CS_TYPE_ARRAY:
         cs_sbuf_puts(out, "ARRAY<");
         cs_tc_type_sql(t->fields[0].type, out);
@@ -235,6 +239,9 @@ static cs_col_type *wider_decimal(cs_sql_arena *a, int p1, int s1, int p2, int s
 static cs_col_type *tightest(cs_sql_arena *a, cs_col_type *x, cs_col_type *y)
 {
     if (cs_col_type_equal(x, y)) return x;
+    /* strings of two collations: the collated one wins over UTF8_BINARY (the analyzer refuses
+     * two different collations first: COLLATION_MISMATCH) */
+    if (x->id == CS_TYPE_STRING && y->id == CS_TYPE_STRING) return x->collation ? x : y;
     if (x->id == CS_TYPE_NULL) return y;
     if (y->id == CS_TYPE_NULL) return x;
     if (cs_tc_is_integral(x) && y->id == CS_TYPE_DECIMAL &&

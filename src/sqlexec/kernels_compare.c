@@ -4,13 +4,20 @@
  * date, timestamps, intervals), and IN over a list of literals. Floats order as Spark's
  * SQLOrderingUtil: NaN equals NaN and is greater than every other value, -0.0 equals 0.0.
  * Null in, null out, except <=> (null-safe: null <=> null is true) and IN (true when a literal
- * matches, else null when the value or a literal is null). One loop per (type, operator), the
+ * matches, else null when the value or a literal is null). Strings of a collation other than
+ * UTF8_BINARY compare by their collation keys (collation_keys.h), built for the batch first.
+ * One loop per (type, operator), the
  * comparison computed as -1/0/1 and tested by the operator's mask; results are bitmaps. Called
  * through cs_px_compare_lookup / cs_px_in_lookup at compile time.
  */
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "columnar/col_builder.h"
+#include "columnar/col_collation.h"
+#include "sqlexec/collation_keys.h"
 #include "sqlexec/pexpr_internal.h"
 
 /* Which comparison results make the operator true: bit 0 for <, bit 1 for =, bit 2 for >. */
@@ -119,6 +126,19 @@ static int cmp_str(const cs_px_kctx *k, cs_column *const *a, int na, cs_column *
     CMP_BODY(cmp_str_rows(a[0], ia, a[1], ib));
 }
 
+/* Collated strings: both sides' collation keys (the analyzer gives them one collation), then the
+ * bytewise comparison of the keys. */
+static int cmp_collated(const cs_px_kctx *k, cs_column *const *a, int na, cs_column **out)
+{
+    int coll = a[0]->type->collation;
+    cs_column *keys[2] = {cs_collation_key_column(a[0], coll, k->alloc),
+                          cs_collation_key_column(a[1], coll, k->alloc)};
+    int rc = cmp_str(k, keys, na, out);
+    cs_column_unref(keys[0]);
+    cs_column_unref(keys[1]);
+    return rc;
+}
+
 static cs_px_kernel kernel_for(cs_type_id id)
 {
     switch (id) {
@@ -203,9 +223,97 @@ static int in_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_column
     return CS_OK;
 }
 
+/* IN over collated strings: the value's and the literals' keys, compared as bytes. */
+static int in_collated(const cs_px_kctx *k, cs_column *const *a, int na, cs_column **out)
+{
+    int coll = a[0]->type->collation;
+    cs_column **keys = cs_xcalloc((size_t)na, sizeof *keys);
+    for (int j = 0; j < na; j++)
+        keys[j] = cs_collation_key_column(a[j], coll, k->alloc);
+    int rc = in_kernel(k, keys, na, out);
+    for (int j = 0; j < na; j++)
+        cs_column_unref(keys[j]);
+    free(keys);
+    return rc;
+}
+
 cs_px_kernel cs_px_in_lookup(const cs_col_type *t)
 {
+    if (cs_col_type_is_collated(t)) return in_collated;
     return kernel_for(t->id) ? in_kernel : NULL;
+}
+
+/* collate(x, name): x's strings under the result's collation (the bytes are the same). */
+static int collate_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_column **out)
+{
+    (void)na;
+    int64_t n = k->n, sa = cs_px_stride(a[0], n);
+    cs_col_builder *b = cs_col_builder_new(k->alloc, k->e->type);
+    for (int64_t i = 0; i < n; i++) {
+        if (!cs_column_is_valid(a[0], i * sa)) {
+            cs_col_builder_append_nulls(b, 1);
+            continue;
+        }
+        int32_t len;
+        const uint8_t *p = cs_column_bytes(a[0], i * sa, &len);
+        cs_col_builder_append_string(b, p, (size_t)len);
+    }
+    *out = cs_col_builder_finish(b);
+    cs_col_builder_free(b);
+    return CS_OK;
+}
+
+/* collation(x): SYSTEM.BUILTIN.<x's collation> on every row. */
+static int collation_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_column **out)
+{
+    (void)a;
+    (void)na;
+    char name[64];
+    int len = snprintf(name, sizeof name, "SYSTEM.BUILTIN.%s",
+                       cs_collation_name(k->e->args[0]->type->collation));
+    cs_col_builder *b = cs_col_builder_new(k->alloc, k->e->type);
+    for (int64_t i = 0; i < k->n; i++)
+        cs_col_builder_append_string(b, name, (size_t)len);
+    *out = cs_col_builder_finish(b);
+    cs_col_builder_free(b);
+    return CS_OK;
+}
+
+/* collationkey(x): the binary collation key of each string (collation_keys.h): what grouping,
+ * join and sort keys of collated strings are made of. */
+static int collation_key_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_column **out)
+{
+    (void)na;
+    int coll = k->e->args[0]->type->collation;
+    if (a[0]->length == k->n) {
+        *out = cs_collation_key_column(a[0], coll, k->alloc);
+        return CS_OK;
+    }
+    cs_column *one = cs_collation_key_column(a[0], coll, k->alloc); /* a literal: one row */
+    cs_col_builder *b = cs_col_builder_new(k->alloc, k->e->type);
+    int32_t len = 0;
+    const uint8_t *p = cs_column_is_valid(one, 0) ? cs_column_bytes(one, 0, &len) : NULL;
+    for (int64_t i = 0; i < k->n; i++) {
+        if (p)
+            cs_col_builder_append_string(b, p, (size_t)len);
+        else
+            cs_col_builder_append_nulls(b, 1);
+    }
+    cs_column_unref(one);
+    *out = cs_col_builder_finish(b);
+    cs_col_builder_free(b);
+    return CS_OK;
+}
+
+cs_px_kernel cs_px_collation_lookup(const char *fn, const cs_col_type *const *t, int n,
+                                    const cs_col_type *result)
+{
+    (void)result;
+    if (n == 2 && strcmp(fn, "collate") == 0 && t[0]->id == CS_TYPE_STRING) return collate_kernel;
+    if (n != 1 || t[0]->id != CS_TYPE_STRING) return NULL;
+    if (strcmp(fn, "collation") == 0) return collation_kernel;
+    if (strcmp(fn, "collationkey") == 0) return collation_key_kernel;
+    return NULL;
 }
 
 cs_px_kernel cs_px_compare_lookup(const char *fn, const cs_col_type *const *t, int n,
@@ -215,5 +323,7 @@ cs_px_kernel cs_px_compare_lookup(const char *fn, const cs_col_type *const *t, i
     if (n != 2 || !op_mask(fn)) return NULL;
     if (t[0]->id != t[1]->id) return NULL;
     if (t[0]->id == CS_TYPE_DECIMAL && t[0]->scale != t[1]->scale) return NULL;
+    if (cs_col_type_is_collated(t[0]) || cs_col_type_is_collated(t[1]))
+        return t[0]->collation == t[1]->collation ? cmp_collated : NULL;
     return kernel_for(t[0]->id);
 }

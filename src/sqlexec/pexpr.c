@@ -237,6 +237,7 @@ cs_px_kernel cs_px_lookup_call(const char *fn, const cs_col_type *const *t, int 
 {
     cs_px_kernel k = cs_px_arith_lookup(fn, t, n, result);
     if (!k) k = cs_px_compare_lookup(fn, t, n, result);
+    if (!k) k = cs_px_collation_lookup(fn, t, n, result);
     if (!k) k = cs_px_logic_lookup(fn, t, n, result);
     if (!k) k = cs_px_hash_lookup(fn, t, n, result);
     if (!k) k = cs_px_math_lookup(fn, t, n, result);

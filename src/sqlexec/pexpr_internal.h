@@ -83,6 +83,9 @@ cs_px_kernel cs_px_lookup_call(const char *fn, const cs_col_type *const *t, int 
 /* The families' lookups (kernels_<family>.c). `result` is the node's result type. */
 cs_px_kernel cs_px_arith_lookup(const char *fn, const cs_col_type *const *t, int n,
                                 const cs_col_type *result);
+/* collate / collation / collationkey over strings (kernels_compare.c). */
+cs_px_kernel cs_px_collation_lookup(const char *fn, const cs_col_type *const *t, int n,
+                                    const cs_col_type *result);
 cs_px_kernel cs_px_compare_lookup(const char *fn, const cs_col_type *const *t, int n,
                                   const cs_col_type *result);
 cs_px_kernel cs_px_logic_lookup(const char *fn, const cs_col_type *const *t, int n,

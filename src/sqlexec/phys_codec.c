@@ -53,6 +53,11 @@ static int type_from(decoder *d, const Cspark__SqlType *pb, int depth, cs_col_ty
         *out = cs_col_type_variant();
         return CS_OK;
     }
+    if (pb->collation) {
+        if (pb->id != CS_TYPE_STRING || !(*out = cs_col_type_string(pb->collation)))
+            return bad(d, "a collation %d of a type %d", pb->collation, pb->id);
+        return CS_OK;
+    }
     switch (pb->id) {
     case CS_TYPE_DECIMAL:
         *out = cs_col_type_decimal(pb->precision, pb->scale, &e);

@@ -62,6 +62,7 @@ static Cspark__SqlType *type_pb(pool *pl, const cs_col_type *t)
     pb->precision = t->precision;
     pb->scale = t->scale;
     pb->variant = t->variant;
+    pb->collation = t->collation;
     if (t->n_fields > 0) {
         pb->n_fields = (size_t)t->n_fields;
         pb->fields = pool_alloc(pl, sizeof *pb->fields * (size_t)t->n_fields);
