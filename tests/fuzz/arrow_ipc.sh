@@ -12,7 +12,7 @@ OUT="$BUILD/fuzz/arrow_ipc"
 mkdir -p "$OUT/corpus"
 S="$SRC/src"
 SOURCES=("$S/formats/flatbuf.c" "$S/formats/arrow_ipc_schema.c" "$S/formats/arrow_ipc_read.c"
-  "$S/formats/arrow_ipc_write.c" "$S/columnar/col_type.c" "$S/columnar/col_memory.c"
+  "$S/formats/arrow_ipc_write.c" "$S/columnar/col_type.c" "$S/columnar/col_collation.c" "$S/columnar/col_memory.c"
   "$S/columnar/column.c" "$S/columnar/col_builder.c" "$S/shuffle/memory.c" "$S/common/err.c"
   "$S/common/log.c" "$S/common/sync.c" "$S/common/strutil.c")
 FLAGS=(-g -O1 -std=gnu11 -fno-sanitize-recover=undefined -I"$S" -I"$SRC/include"

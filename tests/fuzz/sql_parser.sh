@@ -14,7 +14,7 @@ rm -rf "$OUT/corpus"
 mkdir -p "$OUT/corpus"
 S="$SRC/src"
 SOURCES=("$S"/sql/sql_lexer.c "$S"/sql/parser_*.c "$S/sql/sql_arena.c" "$S/sql/sql_tree.c"
-  "$S/sqlexec/sql_error.c" "$S/columnar/col_type.c" "$S/columnar/col_memory.c"
+  "$S/sqlexec/sql_error.c" "$S/columnar/col_type.c" "$S/columnar/col_collation.c" "$S/columnar/col_memory.c"
   "$S/columnar/column.c" "$S/columnar/col_builder.c" "$S/shuffle/memory.c" "$S/common/err.c"
   "$S/formats/text_values.c" "$S/common/log.c" "$S/common/sync.c" "$S/common/strutil.c")
 clang -g -O1 -std=gnu11 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
