@@ -26,10 +26,27 @@
  * replace the OVER w references of the query at parse time.
  */
 #include <stdlib.h>
+#include <sys/random.h>
 #include <string.h>
 #include <strings.h>
 
 #include "sql/parser_internal.h"
+
+/* A sample's seed: REPEATABLE (n), else a random one (Spark's Utils.random.nextLong). */
+static void sample_seed(cs_sqlp *p, cs_logical_plan *s)
+{
+    if (cs_sqlp_accept_kw(p, "REPEATABLE")) {
+        cs_sqlp_expect_op(p, "(");
+        cs_sql_token *t = cs_sqlp_next(p);
+        if (t->kind != CS_TOK_NUMBER) cs_sqlp_syntax_error(p, t);
+        s->seed = strtoll(t->text, NULL, 10);
+        cs_sqlp_expect_op(p, ")");
+        return;
+    }
+    int64_t v = 0;
+    if (getrandom(&v, sizeof v, 0) != (ssize_t)sizeof v) v = (int64_t)(uintptr_t)s;
+    s->seed = v;
+}
 
 static cs_logical_plan *plan_at(cs_sqlp *p, cs_plan_kind kind, int n_children,
                                 const cs_sql_token *t)
@@ -139,6 +156,45 @@ static bool is_path_format(const char *s)
 
 static cs_logical_plan *relation(cs_sqlp *p);
 
+/* sample? after a relation: TABLESAMPLE (x PERCENT | BUCKET x OUT OF y | n ROWS)
+ * [REPEATABLE (seed)] over q; q itself when there is none. */
+static cs_logical_plan *table_sample(cs_sqlp *p, cs_logical_plan *q)
+{
+    if (cs_sqlp_is_kw(p, 0, "TABLESAMPLE") && cs_sqlp_is_op(p, 1, "(")) {
+        cs_sql_token *st = cs_sqlp_next(p);
+        cs_sqlp_next(p);
+        cs_logical_plan *s = unary(p, CS_LP_SAMPLE, q, st);
+        cs_sql_token *nt = cs_sqlp_peek(p, 0);
+        if (cs_sqlp_accept_kw(p, "BUCKET")) { /* BUCKET x OUT OF y: the fraction x / y */
+            cs_sql_token *xt = cs_sqlp_next(p);
+            cs_sqlp_expect_kw(p, "OUT");
+            cs_sqlp_expect_kw(p, "OF");
+            cs_sql_token *yt = cs_sqlp_next(p);
+            if (xt->kind != CS_TOK_NUMBER) cs_sqlp_syntax_error(p, xt);
+            if (yt->kind != CS_TOK_NUMBER) cs_sqlp_syntax_error(p, yt);
+            double y = strtod(yt->text, NULL);
+            s->fraction = y != 0 ? strtod(xt->text, NULL) / y : 0;
+            cs_sqlp_expect_op(p, ")");
+            sample_seed(p, s);
+            return s;
+        }
+        cs_sql_expr *amount = cs_sqlp_value_expr(p);
+        if (cs_sqlp_accept_kw(p, "PERCENT")) {
+            if (nt->kind != CS_TOK_NUMBER) cs_sqlp_syntax_error(p, nt);
+            s->fraction = strtod(nt->text, NULL) / 100.0;
+        } else {
+            /* n ROWS is a limit, as Spark's parser makes it */
+            cs_sqlp_expect_kw(p, "ROWS");
+            s->kind = CS_LP_LIMIT;
+            s->limit = amount;
+        }
+        cs_sqlp_expect_op(p, ")");
+        if (s->kind == CS_LP_SAMPLE) sample_seed(p, s);
+        return s;
+    }
+    return q;
+}
+
 static cs_logical_plan *relation_primary(cs_sqlp *p)
 {
     cs_sql_token *t = cs_sqlp_peek(p, 0);
@@ -148,6 +204,7 @@ static cs_logical_plan *relation_primary(cs_sqlp *p)
             cs_sqlp_next(p);
             q = cs_sqlp_query(p);
             cs_sqlp_expect_op(p, ")");
+            q = table_sample(p, q);
             /* Spark names an unaliased subquery in FROM __auto_generated_subquery_name */
             cs_logical_plan *before = q;
             table_alias(p, &q, true);
@@ -195,37 +252,7 @@ static cs_logical_plan *relation_primary(cs_sqlp *p)
         q->format = parts[0];
         q->path = parts[1];
     }
-    if (cs_sqlp_is_kw(p, 0, "TABLESAMPLE") && cs_sqlp_is_op(p, 1, "(")) {
-        cs_sql_token *st = cs_sqlp_next(p);
-        cs_sqlp_next(p);
-        cs_logical_plan *s = unary(p, CS_LP_SAMPLE, q, st);
-        cs_sql_token *nt = cs_sqlp_peek(p, 0);
-        if (cs_sqlp_accept_kw(p, "BUCKET")) { /* BUCKET x OUT OF y: the fraction x / y */
-            cs_sql_token *xt = cs_sqlp_next(p);
-            cs_sqlp_expect_kw(p, "OUT");
-            cs_sqlp_expect_kw(p, "OF");
-            cs_sql_token *yt = cs_sqlp_next(p);
-            if (xt->kind != CS_TOK_NUMBER) cs_sqlp_syntax_error(p, xt);
-            if (yt->kind != CS_TOK_NUMBER) cs_sqlp_syntax_error(p, yt);
-            double y = strtod(yt->text, NULL);
-            s->fraction = y != 0 ? strtod(xt->text, NULL) / y : 0;
-            cs_sqlp_expect_op(p, ")");
-            table_alias(p, &s, true);
-            return s;
-        }
-        cs_sql_expr *amount = cs_sqlp_value_expr(p);
-        if (cs_sqlp_accept_kw(p, "PERCENT")) {
-            if (nt->kind != CS_TOK_NUMBER) cs_sqlp_syntax_error(p, nt);
-            s->fraction = strtod(nt->text, NULL) / 100.0;
-        } else {
-            /* n ROWS is a limit, as Spark's parser makes it */
-            cs_sqlp_expect_kw(p, "ROWS");
-            s->kind = CS_LP_LIMIT;
-            s->limit = amount;
-        }
-        cs_sqlp_expect_op(p, ")");
-        q = s;
-    }
+    q = table_sample(p, q);
     table_alias(p, &q, true);
     return q;
 }

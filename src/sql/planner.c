@@ -364,6 +364,29 @@ static cs_phys_node *unary(cs_pl_ctx *c, cs_phys_kind kind, cs_pl_out *in)
     return n;
 }
 
+/* Sample without replacement. Spark's SampleExec keeps a row when its partition's
+ * BernoulliCellSampler (an XORShiftRandom seeded with seed + the partition index) draws a double
+ * under the fraction, one draw per row in the partition's order: the draws of rand(seed). So the
+ * node is a filter `rand(seed) < fraction` over its child, which keeps Spark's rows for a seed.
+ * With replacement (a Poisson count of copies per row) is refused. */
+static int plan_sample(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out)
+{
+    if (p->with_replacement) return cs_pl_unsupported(c, "sampling with replacement");
+    if (cs_pl_plan(c, p->children[0], out) != 0) return -1;
+    cs_col_builder *sb = cs_col_builder_new(NULL, cs_col_type_primitive(CS_TYPE_LONG));
+    cs_col_builder_append_values(sb, &p->seed, 1, NULL);
+    cs_col_builder *fb = cs_col_builder_new(NULL, cs_col_type_primitive(CS_TYPE_DOUBLE));
+    cs_col_builder_append_values(fb, &p->fraction, 1, NULL);
+    cs_pexpr *seed = cs_pexpr_literal(cs_col_builder_finish(sb));
+    cs_pexpr *draw = cs_pexpr_call("rand", cs_col_type_primitive(CS_TYPE_DOUBLE), false, &seed, 1);
+    cs_pexpr *cmp[2] = {draw, cs_pexpr_literal(cs_col_builder_finish(fb))};
+    cs_col_builder_free(sb);
+    cs_col_builder_free(fb);
+    cs_phys_node *f = unary(c, CS_PH_FILTER, out);
+    f->condition = cs_pexpr_call("<", cs_col_type_primitive(CS_TYPE_BOOLEAN), false, cmp, 2);
+    return 0;
+}
+
 static int plan_sort(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out)
 {
     if (cs_pl_plan(c, p->children[0], out) != 0) return -1;
@@ -725,7 +748,7 @@ int cs_pl_plan(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out)
     case CS_LP_WITH:
         return cs_pl_plan(c, p->children[0], out);
     case CS_LP_SAMPLE:
-        return cs_pl_unsupported(c, "TABLESAMPLE");
+        return plan_sample(c, p, out);
     default:
         return cs_pl_unsupported(c, "a logical plan node the planner does not know");
     }

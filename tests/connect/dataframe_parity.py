@@ -10,7 +10,8 @@ Cases, each named after what broke: input_files_list_each_file, provider_class_n
 nested_duplicate_field_names, struct_sort_keys, cluster_by_recorded,
 save_as_table_overwrites_managed_folder, qualified_star_over_using_join,
 distributed_sequence_id_numbers_rows, coalesce_merges_partitions, local_relation_slices,
-partitioning_hints, sample_fraction_checked and write_to_creates_table. Tables go to the
+partitioning_hints, sample_fraction_checked, sample_keeps_seeded_rows and
+write_to_creates_table. Tables go to the
 server's spark-warehouse (the wrappers start it in a scratch directory); files to SCRATCH_DIR.
 
 Exits 1 naming the first check that fails.
@@ -279,6 +280,19 @@ for args, text in [((-1.0,), "Sampling fraction (-1.0) must be on interval [0, 1
     except IllegalArgumentException as e:
         got = str(e)
     check(got is not None and text in got, "sample%r: %r" % (args, got))
+
+# sample_keeps_seeded_rows: sample(fraction, seed) keeps the rows whose partition's
+# XORShiftRandom (seeded with seed + the partition index, as rand(seed)) draws under the
+# fraction, the same rows for the same seed (test_sample_with_random_seed). (The 4.0.1 client
+# drops a seed given by keyword after a positional fraction: sample(0.3, seed=17) is unseeded.)
+base = spark.range(0, 2000, 1, 3)
+picked = sorted(r.id for r in base.sample(False, 0.3, 17).collect())
+check(picked == sorted(r.id for r in base.where(F.rand(17) < 0.3).collect()),
+      "sample(False, 0.3, 17) keeps the rows of rand(17) < 0.3")
+check(picked == sorted(r.id for r in base.sample(fraction=0.3, seed=17).collect()),
+      "sample with one seed twice: the same rows")
+check(0 < len(picked) < 2000 and base.sample(fraction=0.0, seed=3).count() == 0 and
+      base.sample(fraction=1.0, seed=3).count() == 2000, "sample's bounds: %d rows" % len(picked))
 
 
 # write_to_creates_table: df.writeTo(t).create() is a CREATE TABLE AS SELECT (with using()'s
