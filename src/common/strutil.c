@@ -161,3 +161,27 @@ bool cs_str_to_int_in(const char *s, int64_t min, int64_t max, int64_t *out)
     *out = v;
     return true;
 }
+
+size_t cs_utf8_put(uint32_t c, uint8_t *out)
+{
+    if (c < 0x80) {
+        out[0] = (uint8_t)c;
+        return 1;
+    }
+    if (c < 0x800) {
+        out[0] = (uint8_t)(0xC0 | (c >> 6));
+        out[1] = (uint8_t)(0x80 | (c & 0x3F));
+        return 2;
+    }
+    if (c < 0x10000) {
+        out[0] = (uint8_t)(0xE0 | (c >> 12));
+        out[1] = (uint8_t)(0x80 | ((c >> 6) & 0x3F));
+        out[2] = (uint8_t)(0x80 | (c & 0x3F));
+        return 3;
+    }
+    out[0] = (uint8_t)(0xF0 | (c >> 18));
+    out[1] = (uint8_t)(0x80 | ((c >> 12) & 0x3F));
+    out[2] = (uint8_t)(0x80 | ((c >> 6) & 0x3F));
+    out[3] = (uint8_t)(0x80 | (c & 0x3F));
+    return 4;
+}

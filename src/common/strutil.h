@@ -28,6 +28,9 @@ typedef struct cs_sbuf {
     }
 
 void cs_sbuf_append(cs_sbuf *b, const void *p, size_t n);
+/* Code point c (at most 0x10FFFF) as UTF-8 at out, which has room for 4 bytes; returns the
+ * bytes written (1 to 4). */
+size_t cs_utf8_put(uint32_t c, uint8_t *out);
 void cs_sbuf_puts(cs_sbuf *b, const char *s);
 void cs_sbuf_putc(cs_sbuf *b, char ch);
 void cs_sbuf_printf(cs_sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "common/strutil.h"
 #include "sqlexec/sql_error.h"
 
 typedef struct lexer {
@@ -68,22 +69,8 @@ static bool is_word_char(char c)
 /* UTF-8 of code point cp appended to buf at *k (room checked by the caller: 4 bytes). */
 static void put_utf8(char *buf, size_t *k, unsigned long cp)
 {
-    if (cp < 0x80) {
-        buf[(*k)++] = (char)cp;
-    } else if (cp < 0x800) {
-        buf[(*k)++] = (char)(0xC0 | (cp >> 6));
-        buf[(*k)++] = (char)(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-        buf[(*k)++] = (char)(0xE0 | (cp >> 12));
-        buf[(*k)++] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        buf[(*k)++] = (char)(0x80 | (cp & 0x3F));
-    } else {
-        if (cp > 0x10FFFF) cp = 0xFFFD;
-        buf[(*k)++] = (char)(0xF0 | (cp >> 18));
-        buf[(*k)++] = (char)(0x80 | ((cp >> 12) & 0x3F));
-        buf[(*k)++] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        buf[(*k)++] = (char)(0x80 | (cp & 0x3F));
-    }
+    if (cp > 0x10FFFF) cp = 0xFFFD;
+    *k += cs_utf8_put((uint32_t)cp, (uint8_t *)buf + *k);
 }
 
 static int hex_digits(const char *p, size_t avail, int k, unsigned long *out)

@@ -18,6 +18,7 @@
 #include "columnar/col_collation.h"
 #include "common/err.h"
 #include "common/log.h"
+#include "common/strutil.h"
 
 static UCollator *collators[CS_COLLATION_COUNT];
 static pthread_once_t collators_once = PTHREAD_ONCE_INIT;
@@ -66,31 +67,6 @@ static void reserve_key(cs_collation_scratch *sc, size_t need)
     sc->key_cap = cap;
 }
 
-/* Spark's CollationAwareUTF8String.getLowercaseCodePoint, appended as UTF-8. */
-static size_t put_utf8(uint8_t *p, UChar32 c)
-{
-    if (c < 0x80) {
-        p[0] = (uint8_t)c;
-        return 1;
-    }
-    if (c < 0x800) {
-        p[0] = (uint8_t)(0xC0 | (c >> 6));
-        p[1] = (uint8_t)(0x80 | (c & 0x3F));
-        return 2;
-    }
-    if (c < 0x10000) {
-        p[0] = (uint8_t)(0xE0 | (c >> 12));
-        p[1] = (uint8_t)(0x80 | ((c >> 6) & 0x3F));
-        p[2] = (uint8_t)(0x80 | (c & 0x3F));
-        return 3;
-    }
-    p[0] = (uint8_t)(0xF0 | (c >> 18));
-    p[1] = (uint8_t)(0x80 | ((c >> 12) & 0x3F));
-    p[2] = (uint8_t)(0x80 | ((c >> 6) & 0x3F));
-    p[3] = (uint8_t)(0x80 | (c & 0x3F));
-    return 4;
-}
-
 static size_t lcase_key(const uint8_t *s, size_t len, cs_collation_scratch *sc)
 {
     /* a code point of n bytes lowers to at most 4 bytes, U+0130 to 3: 3 bytes a byte is enough */
@@ -113,9 +89,9 @@ static size_t lcase_key(const uint8_t *s, size_t len, cs_collation_scratch *sc)
         }
         if (c == 0x0130) {
             sc->key[o++] = 'i';
-            o += put_utf8(sc->key + o, 0x0307);
+            o += cs_utf8_put(0x0307, sc->key + o);
         } else {
-            o += put_utf8(sc->key + o, c == 0x03C2 ? 0x03C3 : u_tolower(c));
+            o += cs_utf8_put((uint32_t)(c == 0x03C2 ? 0x03C3 : u_tolower(c)), sc->key + o);
         }
     }
     return o;

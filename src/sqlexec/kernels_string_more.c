@@ -20,6 +20,7 @@
 #include <strings.h>
 
 #include "columnar/col_builder.h"
+#include "common/strutil.h"
 #include "sqlexec/pexpr_internal.h"
 
 typedef enum {
@@ -129,30 +130,6 @@ static uint32_t decode(const uint8_t *s, int32_t l, int *n)
         c = (c << 6) | (s[j] & 0x3F);
     return c;
 }
-static int encode(uint32_t c, uint8_t *o)
-{
-    if (c < 0x80) {
-        o[0] = (uint8_t)c;
-        return 1;
-    }
-    if (c < 0x800) {
-        o[0] = (uint8_t)(0xC0 | (c >> 6));
-        o[1] = (uint8_t)(0x80 | (c & 0x3F));
-        return 2;
-    }
-    if (c < 0x10000) {
-        o[0] = (uint8_t)(0xE0 | (c >> 12));
-        o[1] = (uint8_t)(0x80 | ((c >> 6) & 0x3F));
-        o[2] = (uint8_t)(0x80 | (c & 0x3F));
-        return 3;
-    }
-    o[0] = (uint8_t)(0xF0 | (c >> 18));
-    o[1] = (uint8_t)(0x80 | ((c >> 12) & 0x3F));
-    o[2] = (uint8_t)(0x80 | ((c >> 6) & 0x3F));
-    o[3] = (uint8_t)(0x80 | (c & 0x3F));
-    return 4;
-}
-
 /* whether code point c is among the characters of set */
 static bool in_set(uint32_t c, const uint8_t *set, int32_t sl)
 {
@@ -301,7 +278,7 @@ static int one_row(const cs_px_kctx *k, xfn f, int na, const uint8_t *const *s, 
             }
             if (at < 0) {
                 uint8_t buf[4];
-                cs_sbuf_append(sb, buf, (size_t)encode(c, buf));
+                cs_sbuf_append(sb, buf, cs_utf8_put(c, buf));
                 continue;
             }
             int32_t to = char_off(s[2], l[2], at);
@@ -340,7 +317,7 @@ static int one_row(const cs_px_kctx *k, xfn f, int na, const uint8_t *const *s, 
     case X_CHR: {
         if (v[0] < 0) return CS_OK;
         uint8_t buf[4];
-        cs_sbuf_append(sb, buf, (size_t)encode((uint32_t)(v[0] & 255), buf));
+        cs_sbuf_append(sb, buf, cs_utf8_put((uint32_t)(v[0] & 255), buf));
         return CS_OK;
     }
     case X_SPACE:
