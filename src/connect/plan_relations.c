@@ -18,7 +18,8 @@
  *                        allowMissingColumns: plan_columns.c)
  *   sort                 Sort (global for orderBy, local for sortWithinPartitions)
  *   limit, offset        Limit / Offset of an integer literal
- *   sample               Sample(fraction = upper - lower bound, seed, with replacement)
+ *   sample               Sample(lower, upper bound, with replacement, seed); randomSplit's
+ *                        (deterministic_order) over partitions sorted by every column
  *   subquery_alias       SubqueryAlias (df.alias)
  *   to_df                SubqueryAlias with column aliases (UnresolvedSubqueryColumnAliases)
  *   repartition          Repartition(n, shuffle) (coalesce(n): shuffle false);
@@ -30,7 +31,7 @@
  *   co_group_map         FlatMapCoGroupsInPandas / InArrow (cogroup().applyInPandas, applyInArrow)
  *   unresolved_table_valued_function   the table-valued function in FROM (spark.tvf)
  * Refused with UNSUPPORTED_FEATURE, naming the kind: tail, transpose,
- * streaming reads, multi-path and JDBC reads, randomSplit samples, user
+ * streaming reads, multi-path and JDBC reads, user
  * function relations (apply_in_pandas_with_state,
  * Python table functions and data sources), cached local/remote relations, crosstab,
  * approxQuantile, sampleBy, catalog relations (the server answers those), ML,
@@ -337,8 +338,6 @@ static int limit_like(cs_cp *c, cs_plan_kind kind, const Spark__Connect__Relatio
 
 static int sample(cs_cp *c, const Spark__Connect__Sample *r, cs_logical_plan **out)
 {
-    if (r->deterministic_order || r->lower_bound != 0.0)
-        return cs_cp_unsupported(c, "samples of a range of the rows (randomSplit)");
     /* Spark's Sample node requires a fraction in [0, 1] (any nonnegative one with replacement),
      * within RandomSampler's rounding epsilon: an IllegalArgumentException of Scala's require */
     double fraction = r->upper_bound - r->lower_bound, eps = 1e-6;
@@ -358,7 +357,10 @@ static int sample(cs_cp *c, const Spark__Connect__Sample *r, cs_logical_plan **o
     if (rc) return rc;
     cs_logical_plan *p = unary(c, CS_LP_SAMPLE, in);
     p->fraction = fraction;
+    p->sample_lower = r->lower_bound;
+    p->sample_upper = r->upper_bound;
     p->with_replacement = with_replacement;
+    p->deterministic_order = r->deterministic_order; /* randomSplit: sorted partitions */
     if (CS_CP_HAS(r, seed)) {
         p->seed = r->seed;
     } else { /* Spark draws one: Utils.random.nextLong */

@@ -157,9 +157,13 @@ struct cs_logical_plan {
     bool shuffle;           /* REPARTITION: false for a coalesce (Repartition(n, false)) */
     bool by_expression;     /* REPARTITION: RepartitionByExpression (exprs may be empty) */
     bool rebalance;         /* REPARTITION: RebalancePartitions */
+    /* SAMPLE: Spark's Sample(lowerBound, upperBound, withReplacement, seed); fraction is
+     * upper - lower; deterministic_order: sort each partition by every orderable column first
+     * (the Connect planner's randomSplit, so that the splits of one seed are disjoint) */
     double fraction;
+    double sample_lower, sample_upper;
     int64_t seed;
-    bool with_replacement;
+    bool with_replacement, deterministic_order;
 
     /* AGGREGATE written as PIVOT (aggregates FOR column IN (values)), until the analyzer
      * turns it into aggregates (analyzer_pivot.c): exprs are the aggregates, named or not;

@@ -176,8 +176,10 @@ static cs_logical_plan *eliminate_limit(cs_opt_ctx *c, cs_logical_plan *p, void 
 {
     (void)ud;
     /* TABLESAMPLE of every row or of none: Spark's sampler keeps all rows when the fraction is
-     * 1 and none when it is 0, whatever the seed */
-    if (p->kind == CS_LP_SAMPLE && !p->with_replacement && p->fraction >= 1.0)
+     * 1 and none when it is 0, whatever the seed (a randomSplit's sample of all rows keeps the
+     * sorted order of its partitions: it stays) */
+    if (p->kind == CS_LP_SAMPLE && !p->with_replacement && p->fraction >= 1.0 &&
+        !p->deterministic_order)
         return p->children[0];
     if (p->kind == CS_LP_SAMPLE && p->fraction <= 0.0) return cs_opt_empty_relation(c, p);
     if (p->kind != CS_LP_LIMIT) return p;

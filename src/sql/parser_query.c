@@ -174,6 +174,7 @@ static cs_logical_plan *table_sample(cs_sqlp *p, cs_logical_plan *q)
             if (yt->kind != CS_TOK_NUMBER) cs_sqlp_syntax_error(p, yt);
             double y = strtod(yt->text, NULL);
             s->fraction = y != 0 ? strtod(xt->text, NULL) / y : 0;
+            s->sample_upper = s->fraction;
             cs_sqlp_expect_op(p, ")");
             sample_seed(p, s);
             return s;
@@ -182,6 +183,7 @@ static cs_logical_plan *table_sample(cs_sqlp *p, cs_logical_plan *q)
         if (cs_sqlp_accept_kw(p, "PERCENT")) {
             if (nt->kind != CS_TOK_NUMBER) cs_sqlp_syntax_error(p, nt);
             s->fraction = strtod(nt->text, NULL) / 100.0;
+            s->sample_upper = s->fraction;
         } else {
             /* n ROWS is a limit, as Spark's parser makes it */
             cs_sqlp_expect_kw(p, "ROWS");

@@ -364,26 +364,61 @@ static cs_phys_node *unary(cs_pl_ctx *c, cs_phys_kind kind, cs_pl_out *in)
     return n;
 }
 
-/* Sample without replacement. Spark's SampleExec keeps a row when its partition's
- * BernoulliCellSampler (an XORShiftRandom seeded with seed + the partition index) draws a double
- * under the fraction, one draw per row in the partition's order: the draws of rand(seed). So the
- * node is a filter `rand(seed) < fraction` over its child, which keeps Spark's rows for a seed.
- * With replacement (a Poisson count of copies per row) is refused. */
+/* Whether Spark's RowOrdering.isOrderable holds for t: atomic types, and structs and arrays of
+ * orderable types (not maps, variants, calendar intervals). */
+static bool orderable(const cs_col_type *t)
+{
+    if (cs_col_type_is_variant(t)) return false;
+    switch (t->id) {
+    case CS_TYPE_MAP:
+    case CS_TYPE_INTERVAL_CAL:
+        return false;
+    case CS_TYPE_ARRAY:
+    case CS_TYPE_STRUCT:
+        for (int i = 0; i < t->n_fields; i++)
+            if (!orderable(t->fields[i].type)) return false;
+        return true;
+    default:
+        return true;
+    }
+}
+
+/* Spark's Sample(lower, upper, with replacement, seed) as SampleExec (sqlexec/op_sample.c):
+ * without replacement a partition's XORShiftRandom (seeded with seed + the partition index, the
+ * draws of rand(seed)) keeps the rows whose draw is in [lower, upper); with replacement each row
+ * comes out by its PoissonSampler count. A randomSplit's sample (deterministic_order) first sorts
+ * each partition by every orderable column ascending, as the Connect planner does, so that the
+ * splits of one seed see the same order. */
 static int plan_sample(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out)
 {
-    if (p->with_replacement) return cs_pl_unsupported(c, "sampling with replacement");
     if (cs_pl_plan(c, p->children[0], out) != 0) return -1;
-    cs_col_builder *sb = cs_col_builder_new(NULL, cs_col_type_primitive(CS_TYPE_LONG));
-    cs_col_builder_append_values(sb, &p->seed, 1, NULL);
-    cs_col_builder *fb = cs_col_builder_new(NULL, cs_col_type_primitive(CS_TYPE_DOUBLE));
-    cs_col_builder_append_values(fb, &p->fraction, 1, NULL);
-    cs_pexpr *seed = cs_pexpr_literal(cs_col_builder_finish(sb));
-    cs_pexpr *draw = cs_pexpr_call("rand", cs_col_type_primitive(CS_TYPE_DOUBLE), false, &seed, 1);
-    cs_pexpr *cmp[2] = {draw, cs_pexpr_literal(cs_col_builder_finish(fb))};
-    cs_col_builder_free(sb);
-    cs_col_builder_free(fb);
-    cs_phys_node *f = unary(c, CS_PH_FILTER, out);
-    f->condition = cs_pexpr_call("<", cs_col_type_primitive(CS_TYPE_BOOLEAN), false, cmp, 2);
+    if (p->deterministic_order) {
+        int n = out->n, k = 0;
+        cs_sql_expr **attrs = out->attrs;
+        cs_sql_expr **keys = cs_sql_alloc(c->arena, sizeof *keys * (size_t)(n + 1));
+        for (int i = 0; i < n; i++)
+            if (orderable(attrs[i]->type)) keys[k++] = attrs[i];
+        if (k > 0) {
+            cs_sort_key *sk = NULL;
+            if (sort_keys_of(c, out, keys, k, &sk) != 0) {
+                cs_phys_free(out->node);
+                return -1;
+            }
+            cs_phys_node *s = unary(c, CS_PH_SORT, out);
+            s->sort_keys = sk;
+            s->n_sort_keys = k;
+            s->global = false;
+            if (out->n != n && cs_pl_exact(c, out, attrs, n) != 0) {
+                cs_phys_free(out->node);
+                return -1;
+            }
+        }
+    }
+    cs_phys_node *s = unary(c, CS_PH_SAMPLE, out);
+    s->sample_lower = p->sample_lower;
+    s->sample_upper = p->sample_upper;
+    s->with_replacement = p->with_replacement;
+    s->seed = p->seed;
     return 0;
 }
 

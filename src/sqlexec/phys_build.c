@@ -651,6 +651,9 @@ static cs_sql_op *build_unary(const cs_phys_node *n, cs_sql_op *child, cs_error 
                                   n->n_generator_args, n->stack_rows, n->generator_outer, err);
     case CS_PH_PYTHON_EVAL:
         return build_python_eval(n, child, err);
+    case CS_PH_SAMPLE:
+        return cs_sql_op_sample(child, n->sample_lower, n->sample_upper, n->with_replacement,
+                                n->seed);
     default:
         break;
     }
@@ -754,6 +757,7 @@ static cs_sql_op *build(const cs_phys_node *n, const cs_phys_inputs *in, int dep
     case CS_PH_EXPAND:
     case CS_PH_WINDOW:
     case CS_PH_GENERATE:
+    case CS_PH_SAMPLE:
     case CS_PH_PYTHON_EVAL: {
         if (n->kind == CS_PH_PYTHON_EVAL && n->n_children == 2)
             return build_python_cogroup(n, in, depth, err);

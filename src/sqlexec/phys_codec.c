@@ -636,7 +636,13 @@ static int fields_from(decoder *d, const Cspark__SqlPlanNode *pb, cs_phys_node *
     }
     case CS_PH_UNION:
         return CS_OK;
-    case CS_PH_COALESCE: /* the driver's only (kinds past PYTHON_EVAL are refused before) */
+    case CS_PH_SAMPLE:
+        n->sample_lower = pb->sample_lower;
+        n->sample_upper = pb->sample_upper;
+        n->with_replacement = pb->with_replacement;
+        n->seed = pb->seed;
+        return CS_OK;
+    case CS_PH_COALESCE: /* the driver's only (kinds past SAMPLE are refused before) */
         return bad(d, "a Coalesce in a task's plan");
     case CS_PH_PYTHON_EVAL: { /* UDF counts are phys_build's to check against the schema */
         /* grouped maps: [length, n_keys, ords...]; cogrouped maps: that for each of 2 children
@@ -686,7 +692,7 @@ static int node_from(decoder *d, const Cspark__SqlPlanNode *pb, int depth, cs_ph
     d->name = "?";
     if (!pb) return bad(d, "missing");
     if (depth > MAX_DEPTH) return bad(d, "deeper than %d nodes", MAX_DEPTH);
-    if (pb->kind < CS_PH_FILE_SCAN || pb->kind > CS_PH_PYTHON_EVAL)
+    if (pb->kind < CS_PH_FILE_SCAN || pb->kind > CS_PH_SAMPLE)
         return bad(d, "unknown kind %d", pb->kind);
     int want = expected_children((cs_phys_kind)pb->kind);
     cs_phys_node *n = cs_phys_new((cs_phys_kind)pb->kind, NULL, (int)pb->n_children);

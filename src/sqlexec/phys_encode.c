@@ -305,6 +305,11 @@ static Cspark__SqlPlanNode *node_pb(pool *pl, const cs_phys_node *n, int depth)
     pb->generator_args = n->generator_args;
     pb->stack_rows = n->stack_rows;
     pb->generator_outer = n->generator_outer;
+    /* SAMPLE */
+    pb->sample_lower = n->sample_lower;
+    pb->sample_upper = n->sample_upper;
+    pb->with_replacement = n->with_replacement;
+    pb->seed = n->seed;
     /* PYTHON_EVAL */
     pb->py_eval_type = n->py_eval_type;
     pb->py_python = n->py_python ? n->py_python : "";

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "common/json_text.h"
+#include "formats/text_values.h"
 #include "sqlexec/phys_plan.h"
 
 /* ---- expressions, by their input's column names ---- */
@@ -558,6 +559,14 @@ static void args(const cs_phys_node *n, const cs_phys_node *parent, cs_sbuf *out
     }
     case CS_PH_COALESCE:
         cs_sbuf_printf(out, " %d", n->num_partitions);
+        return;
+    case CS_PH_SAMPLE: /* Spark's "Sample 0.0, 0.3, false, 17" */
+        cs_sbuf_puts(out, " ");
+        cs_tv_format_double(n->sample_lower, out);
+        cs_sbuf_puts(out, ", ");
+        cs_tv_format_double(n->sample_upper, out);
+        cs_sbuf_printf(out, ", %s, %lld", n->with_replacement ? "true" : "false",
+                       (long long)n->seed);
         return;
     case CS_PH_BROADCAST_EXCHANGE:
         broadcast_mode(n, parent, out);

@@ -178,6 +178,8 @@ const char *cs_phys_node_name(const cs_phys_node *n)
         return n->broadcast ? "BroadcastNestedLoopJoin" : "CartesianProduct";
     case CS_PH_UNION:
         return "Union";
+    case CS_PH_SAMPLE:
+        return "Sample";
     case CS_PH_COALESCE:
         return "Coalesce";
     }

@@ -70,6 +70,7 @@ typedef enum cs_phys_kind {
     CS_PH_UNION,            /* UnionExec: children's partitions... in one task: one after another */
     /* unary, added later */
     CS_PH_PYTHON_EVAL, /* ArrowEvalPythonExec / BatchEvalPythonExec: Python UDFs (py_*) */
+    CS_PH_SAMPLE,      /* SampleExec: sample_lower, sample_upper, with_replacement, seed */
     CS_PH_COALESCE     /* CoalesceExec: num_partitions; the driver's only (never in a task's
                           tree: its child becomes a node of its own, read through a
                           CoalescedRDD of it, see session/query_run.c) */
@@ -195,6 +196,12 @@ struct cs_phys_node {
     bool py_columns_by_name; /* ...pandas.groupedMap.assignColumnsByName */
     int n_py_udfs;
     cs_phys_py_udf *py_udfs;
+
+    /* SAMPLE: the rows whose partition's draw is in [sample_lower, sample_upper), or each row
+     * repeated by a Poisson count of mean sample_upper - sample_lower (with_replacement) */
+    double sample_lower, sample_upper;
+    bool with_replacement;
+    int64_t seed;
 
     /* EXCHANGE; user_partitions: REPARTITION(n)'s count, which adaptive execution keeps
      * (Spark's canChangeNumPartitions false; the driver's only: not encoded) */

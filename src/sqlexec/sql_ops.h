@@ -201,6 +201,11 @@ cs_sql_op *cs_sql_op_top_n(cs_sql_op *child, const cs_sort_key *keys, int n_keys
 /* Rows [offset, offset + limit) of the child's output (limit < 0: no limit). Stops pulling from
  * the child once the limit is reached. */
 cs_sql_op *cs_sql_op_limit(cs_sql_op *child, int64_t limit, int64_t offset, cs_error *err);
+/* Sample(lower, upper, with_replacement, seed) of the child's rows in this task (op_sample.c):
+ * without replacement the rows whose draw of rand(seed) is in [lower, upper), with it each row
+ * repeated by its Poisson count of mean upper - lower, as Spark's SampleExec. */
+cs_sql_op *cs_sql_op_sample(cs_sql_op *child, double lower, double upper, bool with_replacement,
+                            int64_t seed);
 /* UNION ALL of children whose schemas have the same column types (the first child's names;
  * a column is nullable when it is in any child). */
 cs_sql_op *cs_sql_op_union(cs_sql_op **children, int n, cs_error *err);
