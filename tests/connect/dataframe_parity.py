@@ -10,7 +10,8 @@ Cases, each named after what broke: input_files_list_each_file, provider_class_n
 nested_duplicate_field_names, struct_sort_keys, cluster_by_recorded,
 save_as_table_overwrites_managed_folder, qualified_star_over_using_join,
 distributed_sequence_id_numbers_rows, coalesce_merges_partitions, local_relation_slices,
-partitioning_hints, sample_fraction_checked, sample_keeps_seeded_rows and
+partitioning_hints, sample_fraction_checked, sample_keeps_seeded_rows,
+sample_with_replacement_repeats_rows, random_split_sorts_partitions and
 write_to_creates_table. Tables go to the
 server's spark-warehouse (the wrappers start it in a scratch directory); files to SCRATCH_DIR.
 
@@ -293,6 +294,48 @@ check(picked == sorted(r.id for r in base.sample(fraction=0.3, seed=17).collect(
       "sample with one seed twice: the same rows")
 check(0 < len(picked) < 2000 and base.sample(fraction=0.0, seed=3).count() == 0 and
       base.sample(fraction=1.0, seed=3).count() == 2000, "sample's bounds: %d rows" % len(picked))
+
+
+# sample_with_replacement_repeats_rows: sample(True, f, seed) gives each row as many times as its
+# partition's PoissonSampler draws (commons-math3's PoissonDistribution over a Well19937c seeded
+# with the (partition + 1)-th nextLong of java.util.Random(seed)), copies together: Spark's rows
+# for the seed, a mean under 1 and over 1 (test_sample)
+base = spark.range(0, 30, 1, 3)
+check([r.id for r in base.sample(True, 0.5, 7).collect()] ==
+      [0, 3, 7, 7, 9, 10, 11, 15, 16, 18, 20, 20, 21, 27], "sample(True, 0.5, 7)")
+counts = [0] * 30
+for r in base.sample(True, 2.5, -11).collect():
+    counts[r.id] += 1
+check(counts == [5, 2, 0, 2, 0, 4, 4, 3, 2, 4, 1, 2, 3, 4, 0, 4, 0, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3,
+                 0, 3, 1], "sample(True, 2.5, -11) counts: %r" % (counts,))
+
+# random_split_sorts_partitions: randomSplit(weights, seed) sends one Sample per split with the
+# cumulative bounds [lower, upper) of the normalized weights and deterministic_order: each
+# partition sorted by every orderable column (not the map) ascending, then the rows whose
+# XORShiftRandom draw (seed + partition index) falls in the split's range: disjoint, covering,
+# each Spark's (test_randomSplit)
+check([[r.id for r in s.collect()] for s in base.randomSplit([0.3, 0.7], 11)] ==
+      [[0, 1, 4, 7, 8, 13, 14, 16, 27, 28],
+       [2, 3, 5, 6, 9, 10, 11, 12, 15, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 29]],
+      "randomSplit([0.3, 0.7], 11)")
+mixed = spark.range(0, 40, 1, 2).select(
+    ((F.col("id") * 7919) % 23).alias("k"),
+    F.concat(F.lit("s"), (F.col("id") % 5).cast("string")).alias("s"),
+    F.create_map(F.lit("a"), F.col("id")).alias("m"), F.col("id"))
+splits = [[r.id for r in s.collect()] for s in mixed.randomSplit([1.0, 2.0, 1.0], 5)]
+check(splits == [[0, 10, 14, 18, 15, 19, 6, 23, 24, 38, 29, 26],
+                 [17, 4, 1, 8, 5, 2, 9, 3, 13, 33, 20, 37, 21, 28, 25, 35, 22, 32, 39, 36],
+                 [7, 11, 12, 16, 30, 27, 34, 31]], "randomSplit([1, 2, 1], 5): %r" % (splits,))
+check([[r.id for r in s.collect()] for s in base.randomSplit([2.0], 9)] == [list(range(30))],
+      "randomSplit of one weight: every row")
+for weights, text in [([1.0, -1.0], "Value for `weights` must be positive, got '-1.0'"),
+                      ([0.0, 0.0], "Value for `sum(weights)` must be positive, got '0.0'")]:
+    try:
+        base.randomSplit(weights, 1)
+        got = None
+    except PySparkException as e:
+        got = str(e)
+    check(got is not None and text in got, "randomSplit(%r): %r" % (weights, got))
 
 
 # write_to_creates_table: df.writeTo(t).create() is a CREATE TABLE AS SELECT (with using()'s
