@@ -3,7 +3,8 @@
  * operator (src/sqlexec/op_sample.c) against values Spark 4.0.1 computed with the same seeds
  * (java.util.Random, commons-math3 3.6.1's Well19937c, Spark's PoissonSampler and
  * BernoulliCellSampler run in a JVM): each partition's seed, the generator's doubles, Poisson
- * counts of means under 40, a Bernoulli cell's rows, and rows repeated by their counts.
+ * counts of means under 40, a Bernoulli cell's rows, and rows repeated by their counts; a
+ * SAMPLE node's wire form and EXPLAIN line (Spark's "Sample 0.0, 0.5, true, 7").
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,6 +13,7 @@
 #include <cmocka.h>
 
 #include "op_test_util.h"
+#include "sqlexec/phys_plan.h"
 #include "sqlexec/sampler.h"
 
 static void test_java_random_next_long(void **state)
@@ -140,6 +142,39 @@ static void test_op_sample_with_replacement(void **state)
     expect_rows(cs_sql_op_sample(ids(12, 4), 0.0, 0.0, true, 17), 0, 0, want, 0);
 }
 
+static void test_sample_node_round_trip(void **state)
+{
+    (void)state;
+    cs_col_field idf = {"id", cs_col_type_primitive(CS_TYPE_LONG), false};
+    cs_phys_node *range = cs_phys_new(CS_PH_RANGE, cs_col_type_struct(&idf, 1), 0);
+    range->range_start = 0;
+    range->range_end = 30;
+    range->range_step = 1;
+    range->num_slices = 3;
+    cs_phys_node *n = cs_phys_new(CS_PH_SAMPLE, cs_col_type_ref(range->schema), 1);
+    n->children[0] = range;
+    n->sample_lower = 0.25;
+    n->sample_upper = 0.75;
+    n->with_replacement = true;
+    n->seed = -7;
+    cs_sbuf a = {0}, x = {0};
+    cs_error err = {0};
+    if (cs_phys_encode(n, &a, &err)) fail_msg("encode: %s", err.msg);
+    cs_phys_node *back = cs_phys_decode((const uint8_t *)a.data, a.len, &err);
+    if (!back) fail_msg("decode: %s", err.msg);
+    assert_int_equal(back->kind, CS_PH_SAMPLE);
+    assert_true(back->sample_lower == 0.25 && back->sample_upper == 0.75);
+    assert_true(back->with_replacement);
+    assert_int_equal(back->seed, -7);
+    cs_phys_explain(back, &x);
+    if (!strstr(cs_sbuf_str(&x), "Sample 0.25, 0.75, true, -7\n+- Range (0, 30, step=1, splits=3)"))
+        fail_msg("explain: %s", cs_sbuf_str(&x));
+    cs_phys_free(back);
+    cs_phys_free(n);
+    cs_sbuf_free(&a);
+    cs_sbuf_free(&x);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -148,6 +183,7 @@ int main(void)
         cmocka_unit_test(test_poisson_counts),
         cmocka_unit_test(test_op_sample_bernoulli_cell),
         cmocka_unit_test(test_op_sample_with_replacement),
+        cmocka_unit_test(test_sample_node_round_trip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
