@@ -5,9 +5,10 @@
  *    takes the (i + 1)-th nextLong of new Random(seed) for partition i);
  *  - commons-math3's Well19937c (the generator of its PoissonDistribution), seeded by
  *    setSeed(long), and its nextDouble;
- *  - PoissonDistribution.sample() over it: for a mean under 40, Knuth's product of uniforms
- *    against exp(-mean), draw for draw commons-math3's; for a larger mean a sum of such counts of
- *    smaller means (Poisson's distribution, not commons-math3's draws, see docs/sql.md).
+ *  - PoissonDistribution.sample() over it, draw for draw commons-math3's: for a mean under 40
+ *    Knuth's product of uniforms against exp(-mean); for a larger mean its rejection method
+ *    (Box-Muller Gaussians, Ahrens-Dieter exponentials, log-factorials) plus a count of the
+ *    mean's fraction.
  *
  * Used by op_sample.c; plain values, no allocation. Ownership: the caller's structs.
  */
@@ -29,13 +30,16 @@ void cs_well_seed(cs_well19937c *w, int64_t seed);
 /* BitsStreamGenerator.nextDouble(): 52 random bits (two next(26)) in [0, 1) */
 double cs_well_next_double(cs_well19937c *w);
 
-/* A PoissonSampler's draws: a PoissonDistribution of mean (> 0) over a Well19937c. */
+/* A PoissonSampler's draws: a PoissonDistribution of mean (> 0) over a Well19937c. A mean of 40
+ * or more takes commons-math3's rejection method (its constants below, computed once). */
 typedef struct cs_poisson {
     cs_well19937c rng;
     double mean;
-    double exp_neg; /* exp(-mean), or exp(-part) of the parts of a mean of 40 or more */
-    double part;    /* mean / parts */
-    int parts;      /* 1 for a mean under 40 */
+    double exp_neg; /* exp(-mean), a mean under 40 */
+    double gauss;   /* BitsStreamGenerator's second Gaussian deviate */
+    int have_gauss;
+    double lambda, frac, log_lambda; /* a mean of 40 or more: floor(mean), mean - lambda */
+    double log_lambda_fact, delta, half_delta, twolpd, p1, p2, c1;
 } cs_poisson;
 
 /* new PoissonDistribution(mean) then reseedRandomGenerator(seed). */

@@ -299,7 +299,7 @@ check(0 < len(picked) < 2000 and base.sample(fraction=0.0, seed=3).count() == 0 
 # sample_with_replacement_repeats_rows: sample(True, f, seed) gives each row as many times as its
 # partition's PoissonSampler draws (commons-math3's PoissonDistribution over a Well19937c seeded
 # with the (partition + 1)-th nextLong of java.util.Random(seed)), copies together: Spark's rows
-# for the seed, a mean under 1 and over 1 (test_sample)
+# for the seed, means under 1, over 1 and over 40 (test_sample)
 base = spark.range(0, 30, 1, 3)
 check([r.id for r in base.sample(True, 0.5, 7).collect()] ==
       [0, 3, 7, 7, 9, 10, 11, 15, 16, 18, 20, 20, 21, 27], "sample(True, 0.5, 7)")
@@ -308,6 +308,11 @@ for r in base.sample(True, 2.5, -11).collect():
     counts[r.id] += 1
 check(counts == [5, 2, 0, 2, 0, 4, 4, 3, 2, 4, 1, 2, 3, 4, 0, 4, 0, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3,
                  0, 3, 1], "sample(True, 2.5, -11) counts: %r" % (counts,))
+counts = [0] * 6
+for r in spark.range(0, 6, 1, 2).sample(True, 45.5, 3).collect():
+    counts[r.id] += 1
+check(counts == [33, 46, 52, 46, 50, 44], "sample(True, 45.5, 3) (commons-math3's rejection "
+      "method over a mean of 40): %r" % (counts,))
 
 # random_split_sorts_partitions: randomSplit(weights, seed) sends one Sample per split with the
 # cumulative bounds [lower, upper) of the normalized weights and deterministic_order: each
