@@ -1057,7 +1057,11 @@ def plot(results, png_path):
     axes[1].set_xticklabels([n + (" " + RDD_QUERIES.get(n, "") if results.get("suite") == "rdd"
                                   else "") for n in names],
                             rotation=90 if len(names) > 25 else 0)
-    axes[0].legend(ncol=len(engines))
+    # handles of their own: an engine with no bars in a panel (a one-process-only engine has no
+    # whole time per query) still shows its own colour
+    from matplotlib.patches import Patch
+    axes[0].legend(handles=[Patch(color="C%d" % i, label=TITLES[e]) for i, e in enumerate(engines)],
+                   ncol=len(engines))
     fig.tight_layout()
     fig.savefig(png_path, dpi=90)
 
