@@ -13,9 +13,9 @@
  * A batch at a time: the number of rows each input row generates is counted, then output batches
  * of about cs_sql_batch_rows rows (at least one input row each) are gathered: the child's columns
  * by input row, the generated columns straight from the array's element (or the map's key and
- * value) children by element index, so no value is copied twice and nothing is allocated per
- * row. The generated column is read by ordinal: the planner projects the generator's argument
- * below (stack's arguments too).
+ * value) children by element index (one copy of the run when the elements are consecutive), so
+ * no value is copied twice and nothing is allocated per row. The generated column is read by
+ * ordinal: the planner projects the generator's argument below (stack's arguments too).
  *
  * Called by the physical plan builder; ownership as every sql_ops.h operator.
  */
@@ -85,6 +85,20 @@ static cs_column *pos_column(const gen_op *g, int64_t n, cs_col_allocator *alloc
     return c;
 }
 
+/* Column `one`'s rows idx[0..n) as a new column of `type`: when they are one run of rows (an
+ * explode without null or empty rows, the usual case) one copy of the run (cs_sql_gather_runs:
+ * a string column's bytes in one memcpy), else row by row. */
+static cs_column *gather_elems(cs_col_type *type, cs_column *one, const int32_t *idx, int64_t n,
+                               cs_col_allocator *al)
+{
+    bool run = n > 0 && idx[0] >= 0;
+    for (int64_t k = 1; k < n && run; k++)
+        run = idx[k] == idx[0] + k;
+    if (!run) return cs_sql_gather(type, &one, NULL, idx, n, al);
+    cs_sql_row_run r = {.batch = 0, .start = idx[0], .len = n};
+    return cs_sql_gather_runs(type, &one, &r, 1, al);
+}
+
 /* The output rows of input rows [r0, r1) of g->in, `total` of them. */
 static cs_col_batch *generate_rows(gen_op *g, int64_t r0, int64_t r1, int64_t total)
 {
@@ -120,11 +134,9 @@ static cs_col_batch *generate_rows(gen_op *g, int64_t r0, int64_t r1, int64_t to
     int c = nin;
     if (g->kind == CS_GEN_POSEXPLODE) cols[c++] = pos_column(g, total, al);
     if (g->kind == CS_GEN_EXPLODE || g->kind == CS_GEN_POSEXPLODE) {
-        for (int ch = 0; ch < src->n_children; ch++, c++) {
-            cs_column *one[1] = {src->children[ch]};
-            cols[c] =
-                cs_sql_gather(g->base.schema->fields[c].type, one, NULL, g->elem_of, total, al);
-        }
+        for (int ch = 0; ch < src->n_children; ch++, c++)
+            cols[c] = gather_elems(g->base.schema->fields[c].type, src->children[ch], g->elem_of,
+                                   total, al);
     } else if (g->kind == CS_GEN_INLINE || g->kind == CS_GEN_VARIANT_EXPLODE) {
         cs_column *st = src->children[0];
         for (int64_t r = 0; r < total; r++) /* a null struct element: a row of nulls */
