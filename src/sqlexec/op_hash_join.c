@@ -17,7 +17,10 @@
  * them), and their rows marked matched; the pairs kept are gathered into output rows. A semi / anti
  * join probing the left side under a condition needs only one pair holding per probe row: its
  * matches are tried in rounds (1, 2, 4, .. more per row) and a row leaves once one holds, as
- * Spark's semi join stops at the first match the condition accepts. After the probe batch: its
+ * Spark's semi join stops at the first match the condition accepts. Building the left side
+ * under a condition, a build row is paired until a pair holds: never again once matched, and at
+ * most once in each chunk of pairs (a probe row's pair with it waits for that chunk's result), so
+ * the probe rows of one key do not each pair with all of its build rows. After the probe batch: its
  * unmatched rows (outer on the probe side), its matched rows (semi) or unmatched ones (anti). After
  * the probe side: unmatched build rows (outer on the build side, anti building left) or matched
  * ones (semi building left).
