@@ -114,8 +114,9 @@ bench-sql-rdd: build
 # with SQL_BENCH_ARGS='--engines cspark,cspark-spill,duckdb,spark'.
 bench-sql-sf10: build
 	@bash bench/sql/run.sh --build $(BUILD) --scale 10 --engines cspark,cspark-spill,spark \
-	  --all-only spark --all-concurrently --no-all --spark-driver-memory 4g --timeout 7200 \
+	  --all-only spark --all-concurrently --no-all --spark-driver-memory 1g --timeout 7200 \
 	  --master 'local-cluster[2,1,2560]' --conf spark.executor.memory=2g \
+	  --spark-master 'local-cluster[2,1,2560]' --spark-conf spark.executor.memory=2g \
 	  --spill-master 'local-cluster[2,1,1024]' --spill-conf spark.executor.memory=1024m \
 	  --spill-metrics $(SQL_BENCH_ARGS)
 

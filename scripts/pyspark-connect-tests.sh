@@ -100,6 +100,8 @@ cleanup() {
   rm -rf "$T"
 }
 trap cleanup EXIT
+trap 'exit 143' TERM HUP
+trap 'exit 130' INT
 [ -n "$LOG_DIR" ] || LOG_DIR=$T/logs
 mkdir -p "$LOG_DIR" || fail "cannot create $LOG_DIR"
 

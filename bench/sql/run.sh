@@ -15,13 +15,16 @@
 #                    [--queries 1-22] [--build DIR] [--out FILE.md] [--no-all]
 #                    [--all-concurrently | --all-first] [--all-only ENGINES] [--resume] [--master M]
 #                    [--conf K=V]... [--spill-master M] [--spill-conf K=V]... [--spill-metrics]
-#                    [--spark-driver-memory SIZE] [--timeout SECONDS]
+#                    [--spark-driver-memory SIZE] [--spark-master M] [--spark-conf K=V]...
+#                    [--timeout SECONDS]
 #
 # --master and --conf go to cspark-sql only (e.g. --master 'local-cluster[2,1,2560]' --conf
 # spark.executor.memory=2g: the scale-10 run, `make bench-sql-sf10`); the engine cspark-spill is
 # cspark-sql again under --spill-master and --spill-conf (default local-cluster[2,1,1024] with
 # spark.executor.memory=1024m: executors small enough that its operators spill), its rows checked
 # like any engine's; --spill-metrics records cspark's spill metrics per query from its event log.
+# --spark-master and --spark-conf are spark-sql's (engine spark; default local[2]); the scale-10
+# run gives Spark the same local-cluster[2,1,2560] and 2g executors as cspark.
 # --spark-driver-memory is Spark's (and Spark Connect's) heap (default 4g); --timeout bounds each
 # process (default 1800 s; a one-process run of all queries at scale 10 needs more).
 #
@@ -81,6 +84,8 @@ while [ $# -gt 0 ]; do
     --spill-metrics) EXTRA+=(--spill-metrics); shift ;;
     --spark-driver-memory)
       EXTRA+=(--spark-driver-memory "${2:?--spark-driver-memory needs a size such as 4g}"); shift 2 ;;
+    --spark-master) EXTRA+=(--spark-master "${2:?--spark-master needs a master URL}"); shift 2 ;;
+    --spark-conf) EXTRA+=(--spark-conf "${2:?--spark-conf needs K=V}"); shift 2 ;;
     --timeout) EXTRA+=(--timeout "${2:?--timeout needs seconds}"); shift 2 ;;
     *) usage "unknown argument '$1'" ;;
   esac

@@ -17,6 +17,8 @@ Engines (each a process per query: start, register the tables, run, exit):
               local-cluster[2,1,1024] with spark.executor.memory=1024m; --spill-metrics turns on
               its event log and records the tasks' spill metrics per run)
   spark       $SPARK_HOME/bin/spark-sql --master local[2] --driver-memory M -i views.sql -f qNN.sql
+              (--spark-master and --spark-conf K=V change its master and settings, e.g. the
+              scale-10 run's local-cluster[2,1,2560] with spark.executor.memory=2g, as cspark's)
   duckdb, datafusion, sail    bench/sql/peer_run.py ENGINE (sail: pysail's Spark Connect server
               in the same process, queried through the PySpark Connect client)
   cspark-connect, spark-connect    bench/sql/peer_run.py ENGINE: the same PySpark Connect client
@@ -268,9 +270,11 @@ class Bench:
                 cmd += ["--conf", c]
             return cmd + ["-i", self.views, "--output-format", "golden", "-f", files[0]]
         if engine == "spark":
-            return [os.path.join(a.spark_home, "bin", "spark-sql"), "--master", "local[2]",
-                    "--driver-memory", a.spark_driver_memory, "--conf",
-                    "spark.sql.session.timeZone=UTC", "-i", self.views, "-f", files[0]]
+            cmd = [os.path.join(a.spark_home, "bin", "spark-sql"), "--master", a.spark_master,
+                   "--driver-memory", a.spark_driver_memory]
+            for c in ["spark.sql.session.timeZone=UTC"] + a.spark_conf:
+                cmd += ["--conf", c]
+            return cmd + ["-i", self.views, "-f", files[0]]
         servers = []
         if engine == "cspark-connect":
             servers = ["--cspark-connect-server", a.cspark_connect_server]
@@ -790,6 +794,11 @@ def render(results, md_path):
           % (results["cspark_master"], "".join(" `--conf %s`" % c
                                                for c in results.get("cspark_conf", []))))
         w("")
+    if results.get("spark_master", "local[2]") != "local[2]" or results.get("spark_conf"):
+        w("Spark's spark-sql ran with `--master %s`%s instead (the command above)."
+          % (results["spark_master"], "".join(" `--conf %s`" % c
+                                               for c in results.get("spark_conf", []))))
+        w("")
     if "cspark-spill" in engines:
         w("*cspark (spill)* is cspark-sql again with `--master %s`%s: smaller executors, so "
           "its operators spill; its rows are checked like every engine's."
@@ -1048,7 +1057,11 @@ def plot(results, png_path):
     axes[1].set_xticklabels([n + (" " + RDD_QUERIES.get(n, "") if results.get("suite") == "rdd"
                                   else "") for n in names],
                             rotation=90 if len(names) > 25 else 0)
-    axes[0].legend(ncol=len(engines))
+    # handles of their own: an engine with no bars in a panel (a one-process-only engine has no
+    # whole time per query) still shows its own colour
+    from matplotlib.patches import Patch
+    axes[0].legend(handles=[Patch(color="C%d" % i, label=TITLES[e]) for i, e in enumerate(engines)],
+                   ncol=len(engines))
     fig.tight_layout()
     fig.savefig(png_path, dpi=90)
 
@@ -1085,6 +1098,9 @@ def main():
                    help="cspark's event log on: its spill metrics per run")
     p.add_argument("--spark-home")
     p.add_argument("--spark-driver-memory", default="4g")
+    p.add_argument("--spark-master", default="local[2]", help="spark-sql's master (engine spark)")
+    p.add_argument("--spark-conf", action="append", default=[],
+                   help="spark-sql's K=V (engine spark), repeatable")
     p.add_argument("--python", default=sys.executable, help="python3 of the bench tools")
     p.add_argument("--versions", default="")
     p.add_argument("--work", help="directory for the runs' outputs")
@@ -1154,6 +1170,7 @@ def main():
         "load_start": loadavg(), "command": a.command, "commands": {},
         "spark_driver_memory": a.spark_driver_memory, "versions": a.versions,
         "cspark_master": a.cspark_master, "cspark_conf": a.cspark_conf,
+        "spark_master": a.spark_master, "spark_conf": a.spark_conf,
         "spill_master": a.spill_master, "spill_conf": a.spill_conf,
         "dialect": sorted("%s/%s" % (e, f) for e in engines
                           if os.path.isdir(os.path.join(SUITES[a.suite]["dialect"], e))

@@ -153,6 +153,11 @@ struct cs_logical_plan {
     bool all, by_name;
     cs_sql_expr *generator;
     bool outer;
+    /* GENERATE: the child's output attributes nobody above reads (Spark's unrequiredChildIndex,
+     * set by ColumnPruning): the physical Generate leaves them out of its rows, so the input's
+     * columns are not copied for every generated row; the logical output still lists them */
+    int n_gen_unrequired;
+    cs_expr_id *gen_unrequired;
     int64_t num_partitions; /* REPARTITION (0: spark.sql.shuffle.partitions), RANGE */
     bool shuffle;           /* REPARTITION: false for a coalesce (Repartition(n, false)) */
     bool by_expression;     /* REPARTITION: RepartitionByExpression (exprs may be empty) */

@@ -420,6 +420,33 @@ static cs_logical_plan *prune_expand(cs_opt_ctx *c, cs_logical_plan *p, const cs
     return r;
 }
 
+/* GENERATE: the child keeps what is read above and what the generator reads; the child's
+ * attributes read only by the generator (or by nobody) are its unrequired ones (Spark's
+ * unrequiredChildIndex): the physical Generate does not copy them into every generated row. */
+static cs_logical_plan *prune_generate(cs_opt_ctx *c, cs_logical_plan *p, const cs_opt_attrs *need)
+{
+    cs_opt_attrs cn = {0};
+    add_set(c, &cn, need);
+    cs_opt_node_refs(c, p, &cn);
+    cs_logical_plan *child = prune(c, p->children[0], &cn);
+    int n = 0;
+    for (int i = 0; i < child->n_output; i++)
+        n += !cs_opt_attrs_has(need, child->output[i]->id);
+    bool same = n == p->n_gen_unrequired;
+    for (int i = 0, k = 0; same && i < child->n_output; i++)
+        if (!cs_opt_attrs_has(need, child->output[i]->id))
+            same = p->gen_unrequired[k++] == child->output[i]->id;
+    if (same) return cs_opt_with_child(c, p, child);
+    cs_logical_plan *r = cs_opt_with_child(c, p, child);
+    if (r == p) r = cs_logical_plan_copy(c->arena, p);
+    r->n_gen_unrequired = n;
+    r->gen_unrequired = cs_sql_alloc(c->arena, sizeof *r->gen_unrequired * (size_t)(n + 1));
+    for (int i = 0, k = 0; i < child->n_output; i++)
+        if (!cs_opt_attrs_has(need, child->output[i]->id))
+            r->gen_unrequired[k++] = child->output[i]->id;
+    return r;
+}
+
 static cs_logical_plan *prune_relation(cs_opt_ctx *c, cs_logical_plan *p, const cs_opt_attrs *need)
 {
     int n;
@@ -452,13 +479,14 @@ static cs_logical_plan *prune(cs_opt_ctx *c, cs_logical_plan *p, const cs_opt_at
     case CS_LP_OFFSET:
     case CS_LP_REPARTITION:
     case CS_LP_SAMPLE:
-    case CS_LP_HINT:
-    case CS_LP_GENERATE: {
+    case CS_LP_HINT: {
         cs_opt_attrs cn = {0};
         add_set(c, &cn, need);
         cs_opt_node_refs(c, p, &cn);
         return cs_opt_with_child(c, p, prune(c, p->children[0], &cn));
     }
+    case CS_LP_GENERATE:
+        return prune_generate(c, p, need);
     case CS_LP_JOIN: {
         cs_opt_attrs cn = {0};
         add_set(c, &cn, need);

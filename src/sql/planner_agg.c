@@ -929,13 +929,31 @@ int cs_pl_generate(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out)
         cs_phys_free(in.node);
         return -1;
     }
-    int k = p->n_output - p->children[0]->n_output;
-    int n_out = in.n + k;
+    /* the input's columns in the rows: not those nobody above reads (ColumnPruning's
+     * unrequired ones) nor those projected here for the generator alone */
+    const cs_logical_plan *lc = p->children[0];
+    int k = p->n_output - lc->n_output;
+    int *keep = cs_xcalloc((size_t)(in.n + 1), sizeof *keep), n_keep = 0;
+    for (int i = 0; i < in.n; i++) {
+        bool logical = cs_pl_find(lc->output, lc->n_output, in.attrs[i]->id) >= 0;
+        for (int u = 0; logical && u < p->n_gen_unrequired; u++)
+            logical = p->gen_unrequired[u] != in.attrs[i]->id;
+        if (logical) keep[n_keep++] = i;
+    }
+    int n_out = n_keep + k;
     cs_sql_expr **attrs = cs_sql_alloc(c->arena, sizeof *attrs * (size_t)(n_out + 1));
-    memcpy(attrs, in.attrs, sizeof *attrs * (size_t)in.n);
-    memcpy(attrs + in.n, p->output + p->children[0]->n_output, sizeof *attrs * (size_t)k);
+    for (int i = 0; i < n_keep; i++)
+        attrs[i] = in.attrs[keep[i]];
+    memcpy(attrs + n_keep, p->output + lc->n_output, sizeof *attrs * (size_t)k);
     cs_phys_node *n = cs_pl_node(c, CS_PH_GENERATE, attrs, n_out, 1);
     n->children[0] = in.node;
+    if (n_keep < in.n) {
+        n->generator_pruned = true;
+        n->n_generator_keep = n_keep;
+        n->generator_keep = keep;
+    } else {
+        free(keep);
+    }
     n->generator = kind;
     /* explode_outer / posexplode_outer / inline_outer resolve to the plain generator's name */
     n->generator_outer = p->outer || (g->name && strstr(g->name, "_outer"));

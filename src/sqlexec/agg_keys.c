@@ -54,6 +54,8 @@ void cs_agg_keys_batch(const cs_agg_keys *l, const cs_col_batch *b, const cs_sor
                     }
             continue;
         }
+        /* a plain column's offsets read here; a dictionary's through cs_column_bytes */
+        const int32_t *off = c->dictionary ? NULL : cs_column_offsets(c);
         for (int64_t i = 0; i < n; i++) {
             uint64_t *r = o + (size_t)i * ws;
             if (c->validity && !cs_column_is_valid(c, i)) {
@@ -62,13 +64,28 @@ void cs_agg_keys_batch(const cs_agg_keys *l, const cs_col_batch *b, const cs_sor
                 continue;
             }
             int32_t len;
-            const uint8_t *s = cs_column_bytes(c, i, &len);
+            const uint8_t *s;
+            if (off) {
+                len = off[i + 1] - off[i];
+                s = len ? c->data + off[i] : NULL;
+            } else {
+                s = cs_column_bytes(c, i, &len);
+            }
             r[0] = (uint64_t)len;
             r[1] = len ? (uint64_t)(uintptr_t)s : 0;
         }
     }
     /* a key's value in the hash: its word, or its bytes' XXH3 (0 for the empty string and for a
-     * null: the null bits tell them apart) */
+     * null: the null bits tell them apart); one string key (a word count's): the same hash
+     * without the loop over keys */
+    if (l->n_keys == 1 && !l->width[0]) {
+        for (int64_t i = 0; i < n; i++) {
+            const uint64_t *r = w + (size_t)i * ws;
+            uint64_t x = r[0] ? XXH3_64bits((const void *)(uintptr_t)r[1], (size_t)r[0]) : 0;
+            hash[i] = cs_hash_mix64(x ^ (r[ws - 1] << 56));
+        }
+        return;
+    }
     for (int64_t i = 0; i < n; i++) {
         const uint64_t *r = w + (size_t)i * ws;
         uint64_t h = 0;

@@ -17,7 +17,8 @@
  *                                             array<string> (limit <= 0: no limit, trailing
  *                                             empty strings kept, as Spark); a pattern
  *                                             that is one class of ASCII bytes (`\s+`, `,`)
- *                                             is split by a byte table, not the engine
+ *                                             is split by a byte table, not the engine; a
+ *                                             batch's pieces go to the result in one append
  * Null in, null out. A pattern is compiled once per batch when it is a literal, and again only
  * when a row's pattern differs from the last one; the match data is made once per batch. An
  * invalid pattern is Spark's INVALID_PARAMETER_VALUE.PATTERN; a group index out of range is
@@ -349,12 +350,38 @@ static bool byte_class_parse(const uint8_t *p, int32_t len, byte_class *bc)
     return i == len;
 }
 
-/* Java's s.split(pattern, limit) for a byte class: the pieces appended to el; returns how many. */
-static int32_t split_by_class(const byte_class *bc, const uint8_t *s, int32_t sl, int64_t limit,
-                              cs_col_builder *el)
+/* The pieces of a batch's rows, gathered here and handed to the element builder at once (one
+ * append of every piece's bytes and offsets, not a builder call per piece): data and the
+ * offsets off[0..n] of the n pieces so far. */
+typedef struct pieces {
+    uint8_t *data;
+    size_t len, cap;
+    int32_t *off;
+    int64_t n, cap_n;
+} pieces;
+
+static void piece_add(pieces *p, const uint8_t *s, int32_t len)
 {
-    int32_t pieces = 0, index = 0, at = 0;
-    while (limit <= 0 || pieces < limit - 1) {
+    if (p->n + 1 >= p->cap_n) {
+        p->cap_n = p->cap_n ? 2 * p->cap_n : 4096;
+        p->off = cs_xrealloc(p->off, sizeof *p->off * (size_t)p->cap_n);
+    }
+    if (p->len + (size_t)len > p->cap) {
+        while (p->len + (size_t)len > p->cap)
+            p->cap = p->cap ? 2 * p->cap : 65536;
+        p->data = cs_xrealloc(p->data, p->cap);
+    }
+    if (len) memcpy(p->data + p->len, s, (size_t)len);
+    p->len += (size_t)len;
+    p->off[++p->n] = (int32_t)p->len;
+}
+
+/* Java's s.split(pattern, limit) for a byte class: the pieces added to p; returns how many. */
+static int32_t split_by_class(const byte_class *bc, const uint8_t *s, int32_t sl, int64_t limit,
+                              pieces *p)
+{
+    int32_t n = 0, index = 0, at = 0;
+    while (limit <= 0 || n < limit - 1) {
         while (at < sl && !bc->in[s[at]])
             at++;
         if (at >= sl) break;
@@ -362,12 +389,12 @@ static int32_t split_by_class(const byte_class *bc, const uint8_t *s, int32_t sl
         if (bc->repeat)
             while (end < sl && bc->in[s[end]])
                 end++;
-        cs_col_builder_append_string(el, s + index, (size_t)(at - index));
-        pieces++;
+        piece_add(p, s + index, at - index);
+        n++;
         index = at = end;
     }
-    cs_col_builder_append_string(el, s + index, (size_t)(sl - index));
-    return pieces + 1;
+    piece_add(p, s + index, sl - index);
+    return n + 1;
 }
 
 /* split(str, regexp, limit): Java's String.split as Spark's UTF8String.split calls it (limit 0
@@ -381,9 +408,19 @@ static int split_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_col
     byte_class bc;
     bool by_class = false;
     int rc = CS_OK;
+    pieces pv = {0};
+    int32_t *counts = cs_xcalloc((size_t)(n > 0 ? n : 1), sizeof *counts);
+    uint8_t *valid = NULL; /* allocated at the first null row */
+    pv.off = cs_xmalloc(sizeof *pv.off * 4096);
+    pv.cap_n = 4096;
+    pv.off[0] = 0;
     for (int64_t i = 0; i < n && rc == CS_OK; i++) {
         if (row_null(a, na, i, n)) {
-            cs_col_builder_append_nulls(b, 1);
+            if (!valid) {
+                valid = cs_xmalloc((size_t)n);
+                memset(valid, 1, (size_t)n);
+            }
+            valid[i] = 0;
             continue;
         }
         int32_t sl, pl;
@@ -393,13 +430,12 @@ static int split_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_col
         bool same = c.code && c.len == pl && memcmp(c.pattern, p, (size_t)pl) == 0;
         if ((rc = compile_pattern(&c, p, pl, "split", k->err)) != CS_OK) break;
         if (!same) by_class = byte_class_parse(p, pl, &bc);
-        int32_t pieces = 0, index = 0, from = 0;
         if (by_class) {
-            pieces = split_by_class(&bc, s, sl, limit, el);
-            cs_col_builder_append_lists(b, &pieces, 1, NULL);
+            counts[i] = split_by_class(&bc, s, sl, limit, &pv);
             continue;
         }
-        while (from <= sl && (limit <= 0 || pieces < limit - 1)) {
+        int32_t np = 0, index = 0, from = 0;
+        while (from <= sl && (limit <= 0 || np < limit - 1)) {
             int m = pcre2_match(c.code, s, (PCRE2_SIZE)sl, (PCRE2_SIZE)from, 0, c.md, NULL);
             if (m < 0) break;
             PCRE2_SIZE *ov = pcre2_get_ovector_pointer(c.md);
@@ -407,14 +443,21 @@ static int split_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_col
             from = me > ms ? me : me + (me < sl ? code_point_len(s + me, sl - me) : 1);
             if (ms == 0 && me == 0) continue; /* no leading "" for a zero-width match */
             if (me == ms && ms >= sl) break;  /* Java finds no empty match at the end */
-            cs_col_builder_append_string(el, s + index, (size_t)(ms - index));
-            pieces++;
+            piece_add(&pv, s + index, ms - index);
+            np++;
             index = me;
         }
-        cs_col_builder_append_string(el, s + index, (size_t)(sl - index));
-        pieces++;
-        cs_col_builder_append_lists(b, &pieces, 1, NULL);
+        piece_add(&pv, s + index, sl - index);
+        counts[i] = np + 1;
     }
+    if (rc == CS_OK) {
+        cs_col_builder_append_binary(el, pv.off, pv.data, pv.n, NULL);
+        cs_col_builder_append_lists(b, counts, n, valid);
+    }
+    free(pv.data);
+    free(pv.off);
+    free(counts);
+    free(valid);
     compiled_free(&c);
     return cs_px_builder_result(b, rc, out);
 }

@@ -5,15 +5,17 @@
  * stack(n, a1, ..., ak) (n rows of ceil(k / n) columns col0, col1, ..., missing values null)
  * and variant_explode of a variant (pos, key, value: each batch's variants are made into the
  * array of their entries by variant_explode.c, then generated as inline).
- * Every output row is the input row's columns followed by one generated row; OUTER keeps one row
- * of nulls for an input whose array or map is null or empty (explode_outer & co.).
+ * Every output row is the input row's columns (all, or those the plan keeps: ColumnPruning's
+ * required child output, so an input column read by the generator alone, such as the array
+ * being exploded, is not copied into every row) followed by one generated row; OUTER keeps one
+ * row of nulls for an input whose array or map is null or empty (explode_outer & co.).
  *
  * A batch at a time: the number of rows each input row generates is counted, then output batches
  * of about cs_sql_batch_rows rows (at least one input row each) are gathered: the child's columns
  * by input row, the generated columns straight from the array's element (or the map's key and
- * value) children by element index, so no value is copied twice and nothing is allocated per
- * row. The generated column is read by ordinal: the planner projects the generator's argument
- * below (stack's arguments too).
+ * value) children by element index (one copy of the run when the elements are consecutive), so
+ * no value is copied twice and nothing is allocated per row. The generated column is read by
+ * ordinal: the planner projects the generator's argument below (stack's arguments too).
  *
  * Called by the physical plan builder; ownership as every sql_ops.h operator.
  */
@@ -33,6 +35,8 @@ typedef struct gen_op {
     int64_t stack_rows;
     int stack_cols;
     bool outer;
+    int *keep; /* the input's columns in the output rows, in order */
+    int n_keep;
     cs_col_batch *in;
     cs_column *entries; /* variant_explode: in's variants as arrays of entries */
     int64_t at;         /* next input row of `in` */
@@ -81,6 +85,20 @@ static cs_column *pos_column(const gen_op *g, int64_t n, cs_col_allocator *alloc
     return c;
 }
 
+/* Column `one`'s rows idx[0..n) as a new column of `type`: when they are one run of rows (an
+ * explode without null or empty rows, the usual case) one copy of the run (cs_sql_gather_runs:
+ * a string column's bytes in one memcpy), else row by row. */
+static cs_column *gather_elems(cs_col_type *type, cs_column *one, const int32_t *idx, int64_t n,
+                               cs_col_allocator *al)
+{
+    bool run = n > 0 && idx[0] >= 0;
+    for (int64_t k = 1; k < n && run; k++)
+        run = idx[k] == idx[0] + k;
+    if (!run) return cs_sql_gather(type, &one, NULL, idx, n, al);
+    cs_sql_row_run r = {.batch = 0, .start = idx[0], .len = n};
+    return cs_sql_gather_runs(type, &one, &r, 1, al);
+}
+
 /* The output rows of input rows [r0, r1) of g->in, `total` of them. */
 static cs_col_batch *generate_rows(gen_op *g, int64_t r0, int64_t r1, int64_t total)
 {
@@ -107,20 +125,18 @@ static cs_col_batch *generate_rows(gen_op *g, int64_t r0, int64_t r1, int64_t to
             g->pos_of[k] = real ? (int32_t)j : -1;
         }
     }
-    int nc = g->base.schema->n_fields, nin = in->n_columns;
+    int nc = g->base.schema->n_fields, nin = g->n_keep;
     cs_column **cols = cs_xcalloc((size_t)nc, sizeof *cols);
     for (int c = 0; c < nin; c++) {
-        cs_column *one[1] = {in->columns[c]};
+        cs_column *one[1] = {in->columns[g->keep[c]]};
         cols[c] = cs_sql_gather(g->base.schema->fields[c].type, one, NULL, g->row_of, total, al);
     }
     int c = nin;
     if (g->kind == CS_GEN_POSEXPLODE) cols[c++] = pos_column(g, total, al);
     if (g->kind == CS_GEN_EXPLODE || g->kind == CS_GEN_POSEXPLODE) {
-        for (int ch = 0; ch < src->n_children; ch++, c++) {
-            cs_column *one[1] = {src->children[ch]};
-            cols[c] =
-                cs_sql_gather(g->base.schema->fields[c].type, one, NULL, g->elem_of, total, al);
-        }
+        for (int ch = 0; ch < src->n_children; ch++, c++)
+            cols[c] = gather_elems(g->base.schema->fields[c].type, src->children[ch], g->elem_of,
+                                   total, al);
     } else if (g->kind == CS_GEN_INLINE || g->kind == CS_GEN_VARIANT_EXPLODE) {
         cs_column *st = src->children[0];
         for (int64_t r = 0; r < total; r++) /* a null struct element: a row of nulls */
@@ -222,6 +238,7 @@ static void gen_destroy(cs_sql_op *op)
 {
     gen_op *g = (gen_op *)op;
     free(g->args);
+    free(g->keep);
     free(g->counts);
     free(g->row_of);
     free(g->elem_of);
@@ -268,8 +285,22 @@ static void add_field(cs_col_field *f, int *n, const char *name, const cs_col_ty
 cs_sql_op *cs_sql_op_generate(cs_sql_op *child, cs_generator_kind kind, int input, const int *args,
                               int n_args, int64_t stack_rows, bool outer, cs_error *err)
 {
+    return cs_sql_op_generate_kept(child, kind, input, args, n_args, stack_rows, outer, NULL, -1,
+                                   err);
+}
+
+cs_sql_op *cs_sql_op_generate_kept(cs_sql_op *child, cs_generator_kind kind, int input,
+                                   const int *args, int n_args, int64_t stack_rows, bool outer,
+                                   const int *keep, int n_keep, cs_error *err)
+{
     const cs_col_type *in = child->schema;
     int rc = CS_OK;
+    for (int i = 0; keep && i < n_keep && rc == CS_OK; i++)
+        if (keep[i] < 0 || keep[i] >= in->n_fields)
+            rc = cs_error_set(err, CS_EINVAL,
+                              "Generate: kept column %d's ordinal %d is not a column of its input "
+                              "(%d columns)",
+                              i, keep[i], in->n_fields);
     const cs_col_type *gt = NULL;
     if (kind == CS_GEN_STACK) {
         if (stack_rows < 1 || n_args < 1)
@@ -322,16 +353,22 @@ cs_sql_op *cs_sql_op_generate(cs_sql_op *child, cs_generator_kind kind, int inpu
     g->args = cs_xcalloc((size_t)(g->n_args > 0 ? g->n_args : 1), sizeof *g->args);
     if (g->n_args) memcpy(g->args, args, sizeof *args * (size_t)n_args);
     g->stack_cols = kind == CS_GEN_STACK ? (int)((n_args + stack_rows - 1) / stack_rows) : 0;
+    g->n_keep = keep ? n_keep : in->n_fields;
+    g->keep = cs_xcalloc((size_t)(g->n_keep + 1), sizeof *g->keep);
+    for (int i = 0; i < g->n_keep; i++)
+        g->keep[i] = keep ? keep[i] : i;
     cs_col_type *entries = kind == CS_GEN_VARIANT_EXPLODE ? cs_sql_variant_entries_type() : NULL;
     if (entries) gt = entries;
     int n_gen = kind == CS_GEN_STACK ? g->stack_cols
                 : kind == CS_GEN_INLINE || entries
                     ? gt->fields[0].type->n_fields
                     : (gt->id == CS_TYPE_MAP ? 2 : 1) + (kind == CS_GEN_POSEXPLODE);
-    cs_col_field *f = cs_xcalloc((size_t)(in->n_fields + n_gen), sizeof *f);
+    cs_col_field *f = cs_xcalloc((size_t)(g->n_keep + n_gen), sizeof *f);
     int n = 0;
-    for (int c = 0; c < in->n_fields; c++)
-        add_field(f, &n, in->fields[c].name, in->fields[c].type, in->fields[c].nullable);
+    for (int i = 0; i < g->n_keep; i++) {
+        const cs_col_field *kf = &in->fields[g->keep[i]];
+        add_field(f, &n, kf->name, kf->type, kf->nullable);
+    }
     char **names = NULL;
     if (kind == CS_GEN_STACK) {
         names = cs_xcalloc((size_t)g->stack_cols, sizeof *names);

@@ -17,7 +17,10 @@
  * them), and their rows marked matched; the pairs kept are gathered into output rows. A semi / anti
  * join probing the left side under a condition needs only one pair holding per probe row: its
  * matches are tried in rounds (1, 2, 4, .. more per row) and a row leaves once one holds, as
- * Spark's semi join stops at the first match the condition accepts. After the probe batch: its
+ * Spark's semi join stops at the first match the condition accepts. Building the left side
+ * under a condition, a build row is paired until a pair holds: never again once matched, and at
+ * most once in each chunk of pairs (a probe row's pair with it waits for that chunk's result), so
+ * the probe rows of one key do not each pair with all of its build rows. After the probe batch: its
  * unmatched rows (outer on the probe side), its matched rows (semi) or unmatched ones (anti). After
  * the probe side: unmatched build rows (outer on the build side, anti building left) or matched
  * ones (semi building left).
@@ -215,6 +218,107 @@ static int probe_rounds(cs_sql_hj *j, cs_col_batch *P, int64_t na, cs_error *err
     return rc;
 }
 
+/* A semi / anti join building the left side under a condition: a build row is decided by its
+ * first pair for which the condition holds (Spark's ShuffledHashJoin building the left side skips
+ * build rows already matched), so a build row gets at most one pair in each chunk of pairs the
+ * condition is evaluated over: matched[r] bit 1 says it matched, bit 2 that it has a pair in the
+ * unflushed chunk. A probe row's pair with a build row that has one waits (act_row / act_next, at
+ * most cap) for the chunk's result, and is dropped if the build row matched then. Without this,
+ * the probe rows of one key (an order's line items) each paired with every build row of it. */
+static int flush_pending(cs_sql_hj *j, cs_col_batch *P, int64_t np, cs_error *err)
+{
+    for (int64_t i = 0; i < np; i++)
+        j->matched[j->pb[i]] &= 1;
+    return flush_pairs(j, P, np, err);
+}
+
+/* The waiting pairs (nw of them, np == 0 on entry), in passes until none waits; a pass pairing a
+ * build row for fewer than one in eight of the pairs waiting (many probe rows on few undecided
+ * build rows) pairs all of them at once, so the passes cost at most a few times the pairs made. */
+static int drain_waiting(cs_sql_hj *j, cs_col_batch *P, int64_t nw, cs_error *err)
+{
+    int64_t chunk = cs_sql_batch_rows(j->base.ctx);
+    int32_t *wi = j->act_row, *wr = j->act_next;
+    uint8_t *matched = j->matched;
+    int rc = CS_OK;
+    while (nw > 0 && rc == CS_OK) {
+        int64_t kept = 0, made = 0, np = 0;
+        for (int64_t w = 0; w < nw && rc == CS_OK; w++) {
+            int32_t r = wr[w];
+            if (matched[r] & 1) continue;
+            if (matched[r] & 2) { /* kept <= w: compacted in place */
+                wi[kept] = wi[w];
+                wr[kept++] = r;
+                continue;
+            }
+            matched[r] = 2;
+            j->pi[np] = wi[w];
+            j->pb[np++] = r;
+            made++;
+            if (np == chunk) {
+                rc = flush_pending(j, P, np, err);
+                np = 0;
+            }
+        }
+        if (rc == CS_OK) rc = flush_pending(j, P, np, err);
+        nw = kept;
+        if (rc != CS_OK || made * 8 >= nw) continue;
+        np = 0;
+        for (int64_t w = 0; w < nw && rc == CS_OK; w++) {
+            if (matched[wr[w]] & 1) continue;
+            j->pi[np] = wi[w];
+            j->pb[np++] = wr[w];
+            if (np == chunk) {
+                rc = flush_pairs(j, P, np, err);
+                np = 0;
+            }
+        }
+        if (rc == CS_OK) rc = flush_pairs(j, P, np, err);
+        nw = 0;
+    }
+    return rc;
+}
+
+/* The pairs of probe batch P's n rows (first[]: each row's first build row) for a semi / anti
+ * join building the left side under a condition. */
+static int probe_build_left(cs_sql_hj *j, cs_col_batch *P, int64_t n, const int32_t *first,
+                            cs_error *err)
+{
+    int64_t chunk = cs_sql_batch_rows(j->base.ctx), np = 0, nw = 0, cap = j->probe_cap;
+    uint8_t *matched = j->matched;
+    const int32_t *next = j->next;
+    int rc = CS_OK;
+    for (int64_t i = 0; i < n && rc == CS_OK; i++) {
+        if (i + 8 < n && first[i + 8] >= 0) __builtin_prefetch(&next[first[i + 8]]);
+        for (int32_t r = first[i]; r >= 0 && rc == CS_OK; r = next[r]) {
+            if (matched[r] & 1) continue;
+            if (matched[r] & 2) {
+                if (nw < cap) {
+                    j->act_row[nw] = (int32_t)i;
+                    j->act_next[nw++] = r;
+                    continue;
+                }
+                /* the waiting list is full: decide the chunk and the waiting pairs first */
+                rc = flush_pending(j, P, np, err);
+                np = 0;
+                if (rc == CS_OK) rc = drain_waiting(j, P, nw, err);
+                nw = 0;
+                if (rc != CS_OK || (matched[r] & 1)) continue;
+            }
+            matched[r] = 2;
+            j->pi[np] = (int32_t)i;
+            j->pb[np++] = r;
+            if (np == chunk) {
+                rc = flush_pending(j, P, np, err);
+                np = 0;
+            }
+        }
+    }
+    if (rc == CS_OK) rc = flush_pending(j, P, np, err);
+    if (rc == CS_OK) rc = drain_waiting(j, P, nw, err);
+    return rc;
+}
+
 static int probe_batch(cs_sql_hj *j, cs_col_batch *P, cs_error *err)
 {
     int64_t n = P->num_rows, chunk = cs_sql_batch_rows(j->base.ctx);
@@ -243,7 +347,10 @@ static int probe_batch(cs_sql_hj *j, cs_col_batch *P, cs_error *err)
     int rc = CS_OK;
     int32_t *first = j->probe_first;
     cs_sql_hj_lookup_batch(j, n, first);
-    for (int64_t i = 0; i < n && rc == CS_OK; i++) {
+    /* semi / anti building the left side under a condition: one pair per build row at a time */
+    bool build_rounds = !emits_pairs(j->type) && j->condition && !probe_left;
+    if (build_rounds) rc = probe_build_left(j, P, n, first, err);
+    for (int64_t i = 0; i < n && rc == CS_OK && !build_rounds; i++) {
         if (i + 8 < n && first[i + 8] >= 0) __builtin_prefetch(&j->next[first[i + 8]]);
         int32_t r = first[i];
         if (r < 0) continue;

@@ -105,9 +105,8 @@ static void sorter_add(sorter *s, cs_col_batch *b)
     sorter_add_encoded(s, b, NULL, b->num_rows);
 }
 
-static int cmp_ent(const void *x, const void *y)
+static inline int cmp_ent(const sort_ent *a, const sort_ent *b)
 {
-    const sort_ent *a = x, *b = y;
     if (a->prefix != b->prefix) return a->prefix < b->prefix ? -1 : 1;
     uint32_t m = a->len < b->len ? a->len : b->len;
     int c = memcmp(a->key, b->key, m);
@@ -117,9 +116,46 @@ static int cmp_ent(const void *x, const void *y)
     return (a->r > b->r) - (a->r < b->r);
 }
 
+/* Entries sorted by cmp_ent (a total order: no two entries tie): runs of 16 by insertion, then
+ * bottom-up merges between the array and tmp, with the comparison inlined (qsort's is a call
+ * through a pointer and its moves a generic copy). */
+#define SORT_RUN 16
+static void sort_ents(sort_ent *a, int64_t n)
+{
+    for (int64_t lo = 0; lo < n; lo += SORT_RUN) {
+        int64_t hi = lo + SORT_RUN < n ? lo + SORT_RUN : n;
+        for (int64_t i = lo + 1; i < hi; i++) {
+            sort_ent x = a[i];
+            int64_t j = i;
+            for (; j > lo && cmp_ent(&x, &a[j - 1]) < 0; j--)
+                a[j] = a[j - 1];
+            a[j] = x;
+        }
+    }
+    if (n <= SORT_RUN) return;
+    sort_ent *tmp = cs_xmalloc(sizeof *tmp * (size_t)n), *src = a, *dst = tmp;
+    for (int64_t w = SORT_RUN; w < n; w *= 2) {
+        for (int64_t lo = 0; lo < n; lo += 2 * w) {
+            int64_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+            int64_t i = lo, j = mid, k = lo;
+            while (i < mid && j < hi)
+                dst[k++] = cmp_ent(&src[j], &src[i]) < 0 ? src[j++] : src[i++];
+            while (i < mid)
+                dst[k++] = src[i++];
+            while (j < hi)
+                dst[k++] = src[j++];
+        }
+        sort_ent *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != a) memcpy(a, src, sizeof *a * (size_t)n);
+    free(tmp);
+}
+
 static void sorter_sort(sorter *s)
 {
-    if (s->n > 1) qsort(s->ents, (size_t)s->n, sizeof *s->ents, cmp_ent);
+    if (s->n > 1) sort_ents(s->ents, s->n);
 }
 
 /* Entries [from, from + n) as a batch of schema. */

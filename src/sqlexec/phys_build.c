@@ -647,8 +647,10 @@ static cs_sql_op *build_unary(const cs_phys_node *n, cs_sql_op *child, cs_error 
         return cs_sql_op_window(child, n->partition_keys, n->n_partition_keys, n->order_keys,
                                 n->n_order_keys, n->window_fns, n->n_window_fns, err);
     case CS_PH_GENERATE:
-        return cs_sql_op_generate(child, n->generator, n->generator_input, n->generator_args,
-                                  n->n_generator_args, n->stack_rows, n->generator_outer, err);
+        return cs_sql_op_generate_kept(child, n->generator, n->generator_input, n->generator_args,
+                                       n->n_generator_args, n->stack_rows, n->generator_outer,
+                                       n->generator_pruned ? n->generator_keep : NULL,
+                                       n->n_generator_keep, err);
     case CS_PH_PYTHON_EVAL:
         return build_python_eval(n, child, err);
     case CS_PH_SAMPLE:

@@ -591,7 +591,9 @@ static int fields_from(decoder *d, const Cspark__SqlPlanNode *pb, cs_phys_node *
         if (pb->generator < CS_GEN_EXPLODE || pb->generator > CS_GEN_VARIANT_EXPLODE)
             return bad(d, "unknown generator %d", pb->generator);
         if (ordinal_ok(d, "the generator's input", pb->generator_input, -1, in) ||
-            ordinals_ok(d, "a generator argument", pb->generator_args, pb->n_generator_args, 0, in))
+            ordinals_ok(d, "a generator argument", pb->generator_args, pb->n_generator_args, 0,
+                        in) ||
+            ordinals_ok(d, "a kept column", pb->generator_keep, pb->n_generator_keep, 0, in))
             return CS_EPROTO;
         n->generator = (cs_generator_kind)pb->generator;
         n->generator_input = pb->generator_input;
@@ -599,6 +601,9 @@ static int fields_from(decoder *d, const Cspark__SqlPlanNode *pb, cs_phys_node *
         n->generator_args = ints_from(pb->generator_args, pb->n_generator_args);
         n->stack_rows = pb->stack_rows;
         n->generator_outer = pb->generator_outer;
+        n->generator_pruned = pb->generator_pruned;
+        n->n_generator_keep = (int)pb->n_generator_keep;
+        n->generator_keep = ints_from(pb->generator_keep, pb->n_generator_keep);
         return CS_OK;
     case CS_PH_EXCHANGE:
         if (pb->partitioning < CS_PART_HASH || pb->partitioning > CS_PART_RANGE)

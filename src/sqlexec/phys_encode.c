@@ -305,6 +305,9 @@ static Cspark__SqlPlanNode *node_pb(pool *pl, const cs_phys_node *n, int depth)
     pb->generator_args = n->generator_args;
     pb->stack_rows = n->stack_rows;
     pb->generator_outer = n->generator_outer;
+    pb->generator_pruned = n->generator_pruned;
+    pb->n_generator_keep = n->n_generator_keep > 0 ? (size_t)n->n_generator_keep : 0;
+    pb->generator_keep = n->generator_keep;
     /* SAMPLE */
     pb->sample_lower = n->sample_lower;
     pb->sample_upper = n->sample_upper;

@@ -520,12 +520,21 @@ static void args(const cs_phys_node *n, const cs_phys_node *parent, cs_sbuf *out
         } else {
             column_name(n->generator_input, in, out);
         }
-        cs_sbuf_puts(out, "), [");
-        names(in, ", ", out);
-        cs_sbuf_printf(out, "], %s, [", n->generator_outer ? "true" : "false");
-        for (int i = in ? in->n_fields : 0; n->schema && i < n->schema->n_fields; i++)
-            cs_sbuf_printf(out, "%s%s", i > (in ? in->n_fields : 0) ? ", " : "",
-                           n->schema->fields[i].name);
+        /* the input's columns the rows keep (Spark's requiredChildOutput; none: not shown) */
+        int kept = !n->generator_pruned ? (in ? in->n_fields : 0) : n->n_generator_keep;
+        cs_sbuf_puts(out, "), ");
+        if (!n->generator_pruned) {
+            cs_sbuf_putc(out, '[');
+            names(in, ", ", out);
+            cs_sbuf_puts(out, "], ");
+        } else if (kept > 0) {
+            cs_sbuf_putc(out, '[');
+            ordinals(n->generator_keep, n->n_generator_keep, in, out);
+            cs_sbuf_puts(out, "], ");
+        }
+        cs_sbuf_printf(out, "%s, [", n->generator_outer ? "true" : "false");
+        for (int i = kept; n->schema && i < n->schema->n_fields; i++)
+            cs_sbuf_printf(out, "%s%s", i > kept ? ", " : "", n->schema->fields[i].name);
         cs_sbuf_putc(out, ']');
         return;
     }

@@ -99,6 +99,7 @@ void cs_phys_free(cs_phys_node *n)
     free(n->window_fns);
 
     free(n->generator_args);
+    free(n->generator_keep);
     for (int i = 0; i < n->n_py_udfs; i++) {
         free(n->py_udfs[i].command);
         free(n->py_udfs[i].args);

@@ -176,13 +176,18 @@ struct cs_phys_node {
     int n_window_fns;
     cs_window_fn *window_fns;
 
-    /* GENERATE: output = the child's columns (all of them) then the generator's */
+    /* GENERATE: output = the child's columns (all of them, or when generator_pruned the
+     * generator_keep ordinals of them: ColumnPruning's required child output) then the
+     * generator's */
     cs_generator_kind generator;
     int generator_input;  /* ordinal (EXPLODE, POSEXPLODE, INLINE) */
     int n_generator_args; /* STACK: ordinals */
     int *generator_args;
     int64_t stack_rows;
     bool generator_outer;
+    bool generator_pruned;
+    int n_generator_keep;
+    int *generator_keep;
 
     /* PYTHON_EVAL: output = the child's columns then one per UDF (its type in schema); eval
      * type 201 (applyInPandas): one UDF whose args are Spark's grouped offsets ([length,

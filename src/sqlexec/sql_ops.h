@@ -292,6 +292,11 @@ cs_sql_op *cs_sql_op_window(cs_sql_op *child, const int *partition_keys, int n_p
  * empty or null input. input: the generated column's ordinal; args (STACK): ordinals. */
 cs_sql_op *cs_sql_op_generate(cs_sql_op *child, cs_generator_kind kind, int input, const int *args,
                               int n_args, int64_t stack_rows, bool outer, cs_error *err);
+/* The same with only the input's columns keep[0..n_keep) (ordinals, in this order) before the
+ * generated ones (keep NULL: all of them). */
+cs_sql_op *cs_sql_op_generate_kept(cs_sql_op *child, cs_generator_kind kind, int input,
+                                   const int *args, int n_args, int64_t stack_rows, bool outer,
+                                   const int *keep, int n_keep, cs_error *err);
 
 /* Spark's BroadcastNestedLoopJoinExec / CartesianProductExec: every pair of rows of the two
  * sides for which condition holds (NULL: every pair), for the types inner (and cross), left /

@@ -3,7 +3,8 @@
  * of an array with empty, null and null-element rows (Spark 4.0.1's answers of
  * tests/sql/corpus/generators.sql over its `arr` view), explode of a map, inline of an array of
  * structs with a null element, stack with a missing last value, output batches cut at
- * batch_rows, and the argument checks.
+ * batch_rows, only the kept input columns in the rows (ColumnPruning's required child output),
+ * and the argument checks.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -187,6 +188,28 @@ static void test_stack(void **state)
     cs_col_type_unref(schema);
 }
 
+/* keep: only the listed input columns before the generated one, in that order (none: the
+ * generated column alone), the exploded array itself left out */
+static void test_kept_columns(void **state)
+{
+    cs_error err = {0};
+    cs_sql_op *op =
+        cs_sql_op_generate_kept(arr_op(), CS_GEN_EXPLODE, 1, NULL, 0, 0, true, (int[]){0}, 0, &err);
+    assert_int_equal(op->schema->n_fields, 1);
+    assert_string_equal(op->schema->fields[0].name, "col");
+    const char *only[] = {"10", "20", "NULL", "NULL", "30", "NULL"};
+    check(op, 2, (int[]){0}, 1, only, 6);
+    op = cs_sql_op_generate_kept(arr_op(), CS_GEN_POSEXPLODE, 1, NULL, 0, 0, false, (int[]){0}, 1,
+                                 &err);
+    assert_int_equal(op->schema->n_fields, 3);
+    assert_string_equal(op->schema->fields[0].name, "id");
+    const char *pos[] = {"1|0|10", "1|1|20", "4|0|30", "4|1|NULL"};
+    check(op, 0, (int[]){0, 1, 2}, 3, pos, 4);
+    assert_null(cs_sql_op_generate_kept(arr_op(), CS_GEN_EXPLODE, 1, NULL, 0, 0, false, (int[]){2},
+                                        1, &err));
+    assert_non_null(strstr(err.msg, "kept column 0's ordinal 2"));
+}
+
 static void test_bad_arguments(void **state)
 {
     cs_error err = {0};
@@ -205,6 +228,7 @@ int main(void)
         cmocka_unit_test(test_explode_map),
         cmocka_unit_test(test_inline_with_null_struct),
         cmocka_unit_test(test_stack),
+        cmocka_unit_test(test_kept_columns),
         cmocka_unit_test(test_bad_arguments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

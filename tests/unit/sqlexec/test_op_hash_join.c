@@ -7,7 +7,8 @@
  * partitioning under a small task memory equal to the in-memory result with spill metrics set; a
  * key group larger than the task memory joined block by block, equal to the in-memory result;
  * semi and anti joins under a condition against key groups of thousands of rows (decided by the
- * first pair that holds); a build side of 150,000 rows probed by mostly missing keys; a broadcast
+ * first pair that holds), and building the left side (a build row paired until it matches); a
+ * build side of 150,000 rows probed by mostly missing keys; a broadcast
  * build side whose table is built once per process (the broadcast store's derived value) and
  * probed by many tasks at once, each giving the reference's rows, and freed when the broadcast
  * goes.
@@ -532,6 +533,56 @@ static void test_semi_anti_long_key_groups_decided_by_first_holding_pair(void **
     free_side(&r);
 }
 
+/* Semi and anti joins building the left side under a condition, probed by key groups of
+ * thousands of rows (the condition holding for some of a group's pairs, or, key 6, none): the
+ * rows equal the reference's, and both joins are given fewer pairs than the groups hold (a build
+ * row already matched is not paired again, and a build row has one pair per chunk at a time);
+ * chunks of 64 pairs and probe batches of 1,000 rows fill the waiting pairs' list. */
+static void test_semi_anti_building_left_pair_each_build_row_until_it_matches(void **state)
+{
+    side l = gen_side(400, 40, 9), r = gen_side(9000, 40, 10);
+    for (int64_t i = 0; i < r.n; i++) { /* key 5: 4000 rows, key 6: 3000, the rest 2000 */
+        if (i < 4000)
+            r.k[i] = 5;
+        else if (i < 7000)
+            r.k[i] = 6;
+        r.kv[i] = r.kv[i] || i < 7000;
+        r.v[i] = r.k[i] == 6 ? 0 : r.v[i] % 500; /* key 6: lv < rw never holds */
+    }
+    int64_t group_pairs = 0;
+    for (int64_t i = 0; i < l.n; i++)
+        for (int64_t j = 0; j < r.n; j++)
+            group_pairs += l.kv[i] && r.kv[j] && l.k[i] == r.k[j];
+    cs_sql_exec_ctx ctx = t_ctx();
+    ctx.batch_rows = 64;
+    for (int type = CS_HJ_LEFT_SEMI; type <= CS_HJ_LEFT_ANTI; type++) {
+        int64_t seen = 0;
+        cs_join_spec spec = {.type = (cs_hash_join_type)type,
+                             .build = CS_BUILD_LEFT,
+                             .left_keys = (int[]){0},
+                             .right_keys = (int[]){0},
+                             .n_keys = 1,
+                             .condition = counting_cond_fn,
+                             .condition_arg = &seen};
+        cs_error err = {0};
+        cs_sql_op *op = cs_sql_op_hash_join(side_op(&l, "lk", "lv", 128),
+                                            side_op(&r, "rk", "rw", 1000), &spec, &err);
+        assert_non_null(op);
+        t_rows got = t_run(op, &ctx);
+        assert_int_equal(got.rc, CS_OK);
+        t_rows_sort(&got);
+        t_rows want = reference((cs_hash_join_type)type, &l, &r, true);
+        if (!t_rows_equal(&want, &got)) fail_msg("%s join", type_names[type]);
+        assert_true(seen > 0);
+        assert_true(seen < group_pairs);
+        t_rows_free(&want);
+        t_rows_free(&got);
+        cs_sql_op_free(op);
+    }
+    free_side(&l);
+    free_side(&r);
+}
+
 /* The rows of an inner, semi or anti join (no condition) of l and r on keys in [0, kmax), by a
  * direct-address index of r's keys (the nested-loop reference is too slow at this size). */
 static t_rows reference_by_key(cs_hash_join_type type, const side *l, const side *r, int64_t kmax)
@@ -757,6 +808,7 @@ int main(void)
         cmocka_unit_test(test_grace_partitioning_equals_in_memory),
         cmocka_unit_test(test_key_group_larger_than_memory_joins_in_blocks),
         cmocka_unit_test(test_semi_anti_long_key_groups_decided_by_first_holding_pair),
+        cmocka_unit_test(test_semi_anti_building_left_pair_each_build_row_until_it_matches),
         cmocka_unit_test(test_big_build_side_mostly_missing_probe_keys),
         cmocka_unit_test(test_broadcast_table_built_once_per_process_and_freed_with_it),
     };

@@ -157,6 +157,9 @@ static cs_phys_node *everything_tree(void)
     gen->generator_args = calloc(1, sizeof(int));
     gen->stack_rows = 1;
     gen->generator_outer = true;
+    gen->generator_pruned = true; /* keeps the input's id (ColumnPruning's required output) */
+    gen->n_generator_keep = 1;
+    gen->generator_keep = calloc(1, sizeof(int));
     cs_col_type *js = cs_col_type_ref(ws); /* the schemas of joins are not checked here */
     cs_phys_node *join = cs_phys_new(CS_PH_HASH_JOIN, js, 2);
     join->children[0] = top;
