@@ -34,6 +34,8 @@
  * its own (one batch, empty for a side without that key), as CoGroupedArrowPythonRunner writes
  * them; 0 after the last group. The offsets are Spark's, one grouped form per side.
  *
+ * A result column the output schema declares NOT NULL holding a null fails the task.
+ *
  * The worker comes at open (python_worker.h) and goes at close; its exception is Spark's
  * PythonException. Ownership: the constructor copies the command and offsets and takes over the
  * child and the output schema. Single-threaded: the task's thread.
@@ -375,6 +377,25 @@ static int unnest(py_group_op *o, cs_col_batch *res, cs_col_batch **out, cs_erro
                 cs_column_unref(cols[j]);
             free(cols);
             return CS_EPROTO;
+        }
+        /* a column declared NOT NULL holding a null is refused, as Spark's reader of the
+         * worker's Arrow vectors refuses it ("Value at index is null") */
+        const cs_column *c = s->children[i];
+        int64_t null_at = -1;
+        for (int64_t r = 0; !schema->fields[i].nullable && c->validity && r < res->num_rows; r++)
+            if (!cs_column_is_valid(c, r)) {
+                null_at = r;
+                break;
+            }
+        if (null_at >= 0) {
+            cs_error_set(err, CS_EINVAL,
+                         "%s: column %s of the Python function's output is declared NOT NULL, "
+                         "but its value at index %lld is null",
+                         o->base.vt->name, schema->fields[i].name, (long long)null_at);
+            for (int j = 0; j < i; j++)
+                cs_column_unref(cols[j]);
+            free(cols);
+            return CS_EINVAL;
         }
         cols[i] = cs_column_ref(s->children[i]);
     }
