@@ -229,6 +229,7 @@ static int py_open(cs_sql_op *op, const cs_sql_exec_ctx *ctx, cs_error *err)
         .cancelled = ctx->cancelled,
         .factory = ctx->py_workers,
         .reuse = ctx->py_reuse,
+        .faulthandler = o->faulthandler,
     };
     o->worker = cs_py_worker_start(&spec, err);
     free(cmds);
@@ -403,6 +404,7 @@ cs_sql_op *cs_sql_op_python_eval(cs_sql_op *child, const cs_py_eval_spec *spec, 
     o->python_ver = cs_xstrdup(spec->python_ver ? spec->python_ver : "");
     o->max_records = spec->max_records;
     o->safe_cast = spec->safe_cast;
+    o->faulthandler = spec->faulthandler;
     o->n_udfs = spec->n_udfs;
     o->udfs = cs_xcalloc((size_t)spec->n_udfs + 1, sizeof *o->udfs);
     o->sent_cols = cs_xcalloc((size_t)total + 1, sizeof *o->sent_cols);

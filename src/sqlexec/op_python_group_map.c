@@ -78,6 +78,7 @@ typedef struct py_group_op {
     int eval_type;
     int64_t max_rows;     /* map in batch: rows a batch sent; 0: a group a batch */
     bool safe_cast;       /* spark.sql.execution.pandas.convertToArrowArraySafely */
+    bool faulthandler;    /* spark.sql.execution.pyspark.udf.faulthandler.enabled */
     bool columns_by_name; /* ...pandas.groupedMap.assignColumnsByName */
     int n_cols;           /* map in batch, applyInArrow: the child's columns sent, in one struct */
     int *cols;
@@ -340,6 +341,7 @@ static int grp_open(cs_sql_op *op, const cs_sql_exec_ctx *ctx, cs_error *err)
         .cancelled = ctx->cancelled,
         .factory = ctx->py_workers,
         .reuse = ctx->py_reuse,
+        .faulthandler = o->faulthandler,
     };
     o->worker = cs_py_worker_start(&spec, err);
     if (!o->worker) return err->code;
@@ -532,6 +534,7 @@ static void take_udf(py_group_op *o, const cs_py_eval_spec *spec, const cs_py_ev
     o->python = cs_xstrdup(spec->python ? spec->python : "python3");
     o->python_ver = cs_xstrdup(spec->python_ver ? spec->python_ver : "");
     o->safe_cast = spec->safe_cast;
+    o->faulthandler = spec->faulthandler;
     o->columns_by_name = spec->columns_by_name;
     o->command = cs_xmalloc(u->command_len + 1);
     memcpy(o->command, u->command, u->command_len);
