@@ -38,17 +38,6 @@ void cs_column_unref(cs_column *c)
     free(c);
 }
 
-const uint8_t *cs_column_bytes(const cs_column *c, int64_t i, int32_t *len)
-{
-    if (c->dictionary) {
-        i = ((const int32_t *)(const void *)c->values)[i];
-        c = c->dictionary;
-    }
-    const int32_t *off = cs_column_offsets(c);
-    *len = off[i + 1] - off[i];
-    return c->data ? c->data + off[i] : (const uint8_t *)""; /* all values empty: no bytes */
-}
-
 cs_column *cs_column_decode(const cs_column *c, cs_col_allocator *alloc)
 {
     if (!c->dictionary) return cs_column_ref((cs_column *)c);

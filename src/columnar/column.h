@@ -73,8 +73,18 @@ static inline const int32_t *cs_column_offsets(const cs_column *c)
 {
     return (const int32_t *)(const void *)c->values;
 }
-/* Bytes of string/binary value i (dictionary-encoded or not); *len set. Borrowed. */
-const uint8_t *cs_column_bytes(const cs_column *c, int64_t i, int32_t *len);
+/* Bytes of string/binary value i (dictionary-encoded or not); *len set. Borrowed. Inline: the
+ * kernels, gathers and aggregates call it once per row. */
+static inline const uint8_t *cs_column_bytes(const cs_column *c, int64_t i, int32_t *len)
+{
+    if (c->dictionary) {
+        i = ((const int32_t *)(const void *)c->values)[i];
+        c = c->dictionary;
+    }
+    const int32_t *off = cs_column_offsets(c);
+    *len = off[i + 1] - off[i];
+    return c->data ? c->data + off[i] : (const uint8_t *)""; /* all values empty: no bytes */
+}
 /* A plain copy of a dictionary-encoded column (a new reference to c when it is not encoded). */
 cs_column *cs_column_decode(const cs_column *c, cs_col_allocator *alloc);
 /* Checks the column's invariants (buffer sizes against length and offsets, offsets rising and

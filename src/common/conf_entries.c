@@ -330,6 +330,8 @@ static const cs_conf_entry entries[] = {
     /* an executor keeps the Python workers of finished tasks for its next tasks
      * (sqlexec/python_worker_factory.c), as Spark's */
     BOOL_D("spark.python.worker.reuse", "true"),
+    /* a crashed Python worker's faulthandler traceback in the task's error (python_worker.c) */
+    BOOL_D("spark.python.worker.faulthandler.enabled", "false"),
     /* --py-files of a Python application (programs/python_submit.c): put on its PYTHONPATH */
     STRING("spark.submit.pyFiles"),
 };

@@ -92,6 +92,10 @@ static const struct known_key {
      "conversion like overflow. When false, disabling Arrow's type check and do type "
      "conversions anyway.",
      "3.0.0"},
+    {"spark.sql.execution.pyspark.udf.faulthandler.enabled", K_BOOL, NULL,
+     "Same as spark.python.worker.faulthandler.enabled for Python execution with DataFrame and "
+     "SQL. It can change during runtime.",
+     "4.0.0"},
     {"spark.sql.execution.rangeExchange.sampleSizePerPartition", K_INT, "100",
      "Number of points to sample per partition in order to determine the range boundaries "
      "for range partitioning, typically used in global sorting (without limit).",
@@ -437,6 +441,9 @@ int cs_sql_conf_planner(const cs_sql_conf *c, int default_parallelism, cs_sql_pl
         cs_sql_conf_bool(c, "spark.sql.execution.pandas.convertToArrowArraySafely");
     p->pandas_columns_by_name =
         cs_sql_conf_bool(c, "spark.sql.legacy.execution.pandas.groupedMap.assignColumnsByName");
+    const char *fh = "spark.sql.execution.pyspark.udf.faulthandler.enabled";
+    if (!cs_sql_conf_get(c, fh)) fh = "spark.python.worker.faulthandler.enabled";
+    p->py_faulthandler = cs_sql_conf_bool(c, fh);
     p->python_exec = cs_sql_conf_get(c, "spark.pyspark.python");
     if (!p->python_exec || !p->python_exec[0]) p->python_exec = getenv("PYSPARK_PYTHON");
     if (!p->python_exec || !p->python_exec[0]) p->python_exec = "python3";

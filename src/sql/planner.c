@@ -98,11 +98,15 @@ int cs_pl_find(cs_sql_expr *const *attrs, int n, cs_expr_id id)
 }
 
 /* the flags of a and b's trees that their printed text leaves out: first(x) and first(x, true)
- * both print as Spark's "first(x)", yet are different aggregates */
+ * both print as Spark's "first(x)", yet are different aggregates; a map, array or struct literal
+ * prints as "<literal>" whatever it holds */
 static bool same_unprinted_flags(const cs_sql_expr *a, const cs_sql_expr *b)
 {
     if (!a || !b) return a == b;
     if (a->ignore_nulls != b->ignore_nulls || a->n_args != b->n_args) return false;
+    if (a->kind == CS_EX_LITERAL && b->kind == CS_EX_LITERAL && a->literal && b->literal &&
+        !cs_column_equal(a->literal, b->literal))
+        return false;
     for (int i = 0; i < a->n_args; i++)
         if (!same_unprinted_flags(a->args[i], b->args[i])) return false;
     return same_unprinted_flags(a->filter, b->filter);

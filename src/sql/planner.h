@@ -56,6 +56,9 @@ typedef struct cs_sql_planner_conf {
     int64_t arrow_max_records;     /* spark.sql.execution.arrow.maxRecordsPerBatch (10000) */
     bool arrow_safe_cast;          /* spark.sql.execution.pandas.convertToArrowArraySafely */
     bool pandas_columns_by_name;   /* ...legacy.execution.pandas.groupedMap.assignColumnsByName */
+    /* spark.sql.execution.pyspark.udf.faulthandler.enabled, else spark.python.worker.faulthandler.
+     * enabled: a crashed worker's faulthandler log in the task's error */
+    bool py_faulthandler;
 } cs_sql_planner_conf;
 
 void cs_sql_planner_conf_default(cs_sql_planner_conf *c, int default_parallelism);

@@ -145,6 +145,7 @@ static int eval_node(cs_pl_ctx *c, cs_pl_out *in, const udf_set *s, cs_sql_expr 
     n->py_max_records = c->pc->conf.arrow_max_records;
     n->py_safe_cast = c->pc->conf.arrow_safe_cast;
     n->py_columns_by_name = c->pc->conf.pandas_columns_by_name;
+    n->py_faulthandler = c->pc->conf.py_faulthandler;
     n->py_python_ver = cs_xstrdup(first->python_ver);
     n->py_udfs = cs_xcalloc((size_t)s->n, sizeof *n->py_udfs);
     n->n_py_udfs = s->n;
@@ -204,6 +205,7 @@ static cs_phys_node *relation_udf_node(cs_pl_ctx *c, const cs_logical_plan *p,
     n->py_max_records = c->pc->conf.arrow_max_records;
     n->py_safe_cast = c->pc->conf.arrow_safe_cast;
     n->py_columns_by_name = c->pc->conf.pandas_columns_by_name;
+    n->py_faulthandler = c->pc->conf.py_faulthandler;
     n->py_python_ver = cs_xstrdup(u->python_ver);
     n->n_py_udfs = 1;
     n->py_udfs = cs_xcalloc(1, sizeof *n->py_udfs);

@@ -304,6 +304,9 @@ static bool parse_long(const uint8_t *s, int32_t len, bool allow_fraction, int64
     if (i == len) return false;
     int64_t v = 0;
     int digits = 0;
+    /* the first 18 digits cannot overflow: no range check (and no division) per digit */
+    for (; i < len && digits < 18 && (unsigned)(s[i] - '0') < 10; i++, digits++)
+        v = v * 10 - (s[i] - '0');
     for (; i < len && s[i] != '.'; i++) {
         if (!isdigit(s[i])) return false;
         int dgt = s[i] - '0';

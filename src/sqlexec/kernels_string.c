@@ -4,8 +4,9 @@
  * one code point) and like_any / like_all over several patterns, substring (Spark's substringSQL:
  * 1-based, 0 as 1, negative from the end), concat (null if any argument is), concat_ws (skips
  * nulls), upper, lower (Unicode, through the C.UTF-8 locale's case tables), length,
- * trim/ltrim/rtrim (spaces), replace, instr, lpad/rpad, startswith, endswith, contains. Results are
- * built with a column builder (bytes appended in bulk, no allocation per row). The
+ * trim/ltrim/rtrim (spaces), replace, instr, lpad/rpad, startswith, endswith, contains. substring
+ * and concat write their offsets and bytes in place after a pass that sizes the bytes (they run
+ * once per row of a join's pairs or a scan); the others build with a column builder. The
  * regular-expression functions are in kernels_regexp.c. Called through cs_px_string_lookup.
  */
 #include <locale.h>
@@ -227,6 +228,31 @@ static int instr_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_col
 
 /* ---- string results ---- */
 
+/* Row i's byte range [*bs, *be) of substring(s, pos, len) (the rules of string_kernel's). */
+static void substring_range(const uint8_t *s, int32_t l, int64_t pos, int64_t len, int32_t *bs,
+                            int32_t *be)
+{
+    uint8_t hi = 0; /* all ASCII (no byte >= 0x80): a character is a byte */
+    for (int32_t i = 0; i < l; i++)
+        hi |= s[i];
+    int64_t nc = hi < 0x80 ? l : num_chars(s, l);
+    int64_t start = pos > 0 ? pos - 1 : pos < 0 ? nc + pos : 0, end = start + len;
+    if (start < 0) start = 0;
+    if (end > nc) end = nc;
+    if (start >= end) {
+        *bs = *be = 0;
+        return;
+    }
+    if (hi < 0x80) {
+        *bs = (int32_t)start;
+        *be = (int32_t)end;
+        return;
+    }
+    *bs = char_offset(s, l, start);
+    /* the last character ends the bytes unless a stray continuation byte leads them */
+    *be = end == nc && !is_cont(s[0]) ? l : char_offset(s, l, end);
+}
+
 /* row i is null when any of the first `strict` args is */
 static bool any_null(cs_column *const *a, int strict, int64_t i, int64_t n)
 {
@@ -312,16 +338,9 @@ static int string_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_co
         const uint8_t *s = cs_column_bytes(a[0], i * cs_px_stride(a[0], n), &l);
         switch (f) {
         case S_SUBSTRING: {
-            int64_t nc = num_chars(s, l), pos = int_at(a[1], i, n);
-            int64_t len = na > 2 ? int_at(a[2], i, n) : INT32_MAX;
-            int64_t start = pos > 0 ? pos - 1 : pos < 0 ? nc + pos : 0, end = start + len;
-            if (start < 0) start = 0;
-            if (end > nc) end = nc;
-            if (start >= end) {
-                cs_col_builder_append_string(b, "", 0);
-                break;
-            }
-            int32_t bs = char_offset(s, l, start), be = char_offset(s, l, end);
+            int32_t bs, be;
+            substring_range(s, l, int_at(a[1], i, n), na > 2 ? int_at(a[2], i, n) : INT32_MAX, &bs,
+                            &be);
             cs_col_builder_append_string(b, s + bs, (size_t)(be - bs));
             break;
         }
@@ -452,12 +471,112 @@ static int string_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_co
     return CS_OK;
 }
 
+/* ---- substring and concat written in place ---- */
+
+#define CS_PX_MAX_STR_ARGS 32
+
+/* memcpy of l bytes as at most two fixed-size moves when l <= 16 (the short strings of keys
+ * and values; a call per piece cost more than the copy) */
+static inline void copy_bytes(uint8_t *d, const uint8_t *p, int32_t l)
+{
+    if (l >= 8 && l <= 16) {
+        memcpy(d, p, 8);
+        memcpy(d + l - 8, p + l - 8, 8);
+    } else if (l >= 4 && l < 8) {
+        memcpy(d, p, 4);
+        memcpy(d + l - 4, p + l - 4, 4);
+    } else if (l > 16) {
+        memcpy(d, p, (size_t)l);
+    } else {
+        for (int32_t i = 0; i < l; i++)
+            d[i] = p[i];
+    }
+}
+
+/* A string column of n rows whose null rows are those where any of the na args is null, with
+ * its offsets buffer (n + 1, unset: the caller writes them) and no data yet. */
+static cs_column *new_strings(const cs_px_kctx *k, cs_column *const *a, int na)
+{
+    int64_t n = k->n;
+    cs_column *r = cs_column_new_raw(k->alloc, cs_col_type_ref(k->e->type), n);
+    cs_px_and_validity(r, a, na, n);
+    r->values_size = (size_t)(n + 1) * 4;
+    r->values = cs_col_buffer_alloc_unset(k->alloc, r->values_size);
+    return r;
+}
+
+/* substring and concat: a first pass sums the bytes of the valid rows' arguments (concat's
+ * result exactly, an upper bound of substring's), then the offsets and bytes are written in
+ * place, with no builder call and no buffer growth per row. Results past 2 GiB take
+ * string_kernel's path. */
+static int substring_concat_kernel(const cs_px_kctx *k, cs_column *const *a, int na,
+                                   cs_column **out, sfn f)
+{
+    int64_t n = k->n, bound = 0;
+    int ns = f == S_CONCAT ? na : 1; /* the string args */
+    int64_t st[CS_PX_MAX_STR_ARGS];
+    if (na > CS_PX_MAX_STR_ARGS) return string_kernel(k, a, na, out, f);
+    for (int j = 0; j < na; j++)
+        st[j] = cs_px_stride(a[j], n);
+    cs_column *r = new_strings(k, a, na);
+    const uint8_t *valid = r->validity;
+    for (int64_t i = 0; i < n; i++) {
+        if (valid && !cs_bit_get(valid, i)) continue;
+        for (int j = 0; j < ns; j++) {
+            int32_t l;
+            cs_column_bytes(a[j], i * st[j], &l);
+            bound += l;
+        }
+    }
+    if (bound > INT32_MAX) {
+        cs_column_unref(r);
+        return string_kernel(k, a, na, out, f);
+    }
+    r->data_size = (size_t)bound;
+    r->data = bound ? cs_col_buffer_alloc_unset(k->alloc, r->data_size) : NULL;
+    int32_t *o = (int32_t *)(void *)r->values;
+    uint8_t *d = r->data;
+    int32_t t = 0;
+    for (int64_t i = 0; i < n; i++) {
+        o[i] = t;
+        if (valid && !cs_bit_get(valid, i)) continue;
+        int32_t l;
+        const uint8_t *p = cs_column_bytes(a[0], i * st[0], &l);
+        if (f == S_SUBSTRING) {
+            int32_t bs, be;
+            substring_range(p, l, int_at(a[1], i, n), na > 2 ? int_at(a[2], i, n) : INT32_MAX, &bs,
+                            &be);
+            copy_bytes(d + t, p + bs, be - bs);
+            t += be - bs;
+            continue;
+        }
+        for (int j = 0; j < na; j++) {
+            if (j) p = cs_column_bytes(a[j], i * st[j], &l);
+            copy_bytes(d + t, p, l);
+            t += l;
+        }
+    }
+    o[n] = t;
+    if (t < bound) memset(d + t, 0, (size_t)(bound - t)); /* substring's unused bound */
+    *out = r;
+    return CS_OK;
+}
+
+static int substring_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_column **out)
+{
+    return substring_concat_kernel(k, a, na, out, S_SUBSTRING);
+}
+
+static int concat_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_column **out)
+{
+    return substring_concat_kernel(k, a, na, out, S_CONCAT);
+}
+
 #define SK(NAME, F)                                                                                \
     static int NAME(const cs_px_kctx *k, cs_column *const *a, int na, cs_column **out)             \
     {                                                                                              \
         return string_kernel(k, a, na, out, F);                                                    \
     }
-SK(substring_kernel, S_SUBSTRING)
 SK(upper_kernel, S_UPPER)
 SK(lower_kernel, S_LOWER)
 SK(trim_kernel, S_TRIM)
@@ -466,7 +585,6 @@ SK(rtrim_kernel, S_RTRIM)
 SK(replace_kernel, S_REPLACE)
 SK(lpad_kernel, S_LPAD)
 SK(rpad_kernel, S_RPAD)
-SK(concat_kernel, S_CONCAT)
 SK(concat_ws_kernel, S_CONCAT_WS)
 
 static bool all(const cs_col_type *const *t, int from, int n, cs_type_id id)

@@ -3,10 +3,12 @@
  * the Arrow way): Python UDFs evaluated a batch at a time in one PySpark worker per task
  * (python_worker.h). Its output is the child's columns, then one column per UDF.
  *
- * Each child batch's UDF arguments (the ordinals the planner gave, decoded from dictionaries)
- * go to the worker as one record batch of an Arrow IPC stream, columns `_0`, `_1`, ...; the
- * child's batch waits in a FIFO until the worker answers with the results' batch of the same
- * rows (scalar UDFs answer one batch per batch sent, in order), and the two are put side by
+ * The child's rows queue up in arrival order, as Spark's ArrowEvalPythonExec queues its input
+ * rows: their UDF arguments (the ordinals the planner gave, decoded from dictionaries) go to the
+ * worker as record batches of an Arrow IPC stream, columns `_0`, `_1`, ..., of
+ * spark.sql.execution.arrow.maxRecordsPerBatch rows gathered across the child's batches (the
+ * last one shorter); each results' batch the worker sends joins that many of the oldest rows
+ * not answered yet, the two put side by
  * side. A row-at-a-time UDF (SQL_BATCHED_UDF) is sent as SQL_ARROW_BATCHED_UDF: the worker calls
  * the function once per row over the Arrow batch, the result coerced to the declared type by
  * Arrow, as Spark does when spark.sql.execution.pythonUDF.arrow.enabled is on. A scalar pandas UDF
@@ -30,6 +32,7 @@
 #include "sqlexec/python_eval.h"
 #include "sqlexec/python_worker.h"
 #include "sqlexec/sql_ops.h"
+#include "sqlexec/sql_ops_internal.h"
 
 typedef struct py_udf {
     uint8_t *command;
@@ -40,12 +43,21 @@ typedef struct py_udf {
     char **arg_names; /* NULL, or per argument its keyword (NULL: positional) */
 } py_udf;
 
+/* A child batch sent (or to be sent) to the worker: its rows are the queue's rows [start,
+ * start + rows); args (the columns sent, dictionaries decoded) is let go once every row of it has
+ * been sent. */
+typedef struct py_queued {
+    cs_col_batch *batch, *args;
+    int64_t start;
+} py_queued;
+
 typedef struct py_eval_op {
     cs_sql_op base;
     int eval_type;
     char *python, *python_ver;
     int64_t max_records; /* rows an Arrow batch sent at most; <= 0: a child batch each */
     bool safe_cast;
+    bool faulthandler;
     int n_udfs;
     py_udf *udfs;
     int n_sent_cols;
@@ -56,11 +68,12 @@ typedef struct py_eval_op {
     cs_ipc_writer *writer;
     cs_ipc_reader *reader;
     bool child_done, results_done;
-    cs_col_batch **fifo; /* child batches sent, not yet answered */
-    cs_col_batch *big;   /* a child batch of more than max_records rows, sent in pieces */
-    int64_t big_at;      /* its first row not sent yet */
-    int fifo_head, fifo_len, fifo_cap;
-    cs_error *pump_err;
+    /* the child's rows in arrival order, as Spark's ArrowEvalPythonExec queues its input rows:
+     * rows [0, sent) went to the worker, rows [0, answered) came back joined with their
+     * results; q[q_head .. q_len) the batches still holding rows not answered */
+    py_queued *q;
+    int q_head, q_len, q_cap;
+    int64_t total, sent, answered;
 } py_eval_op;
 
 static int send_bytes(void *arg, const void *p, size_t n, cs_error *err)
@@ -70,98 +83,123 @@ static int send_bytes(void *arg, const void *p, size_t n, cs_error *err)
     return 0;
 }
 
-static void fifo_push(py_eval_op *o, cs_col_batch *b)
+/* Queues a non-empty child batch (taken over) with its argument columns. */
+static int q_push(py_eval_op *o, cs_col_batch *b, cs_error *err)
 {
-    if (o->fifo_len == o->fifo_cap) {
-        int cap = o->fifo_cap ? 2 * o->fifo_cap : 8;
-        cs_col_batch **f = cs_xcalloc((size_t)cap, sizeof *f);
-        for (int i = 0; i < o->fifo_len; i++)
-            f[i] = o->fifo[(o->fifo_head + i) % o->fifo_cap];
-        free(o->fifo);
-        o->fifo = f;
-        o->fifo_cap = cap;
-        o->fifo_head = 0;
+    cs_column **cols = cs_xcalloc((size_t)o->n_sent_cols + 1, sizeof *cols);
+    for (int i = 0; i < o->n_sent_cols; i++) {
+        cs_column *c = b->columns[o->sent_cols[i]];
+        cols[i] = c->dictionary ? cs_column_decode(c, o->base.ctx->alloc) : cs_column_ref(c);
     }
-    o->fifo[(o->fifo_head + o->fifo_len++) % o->fifo_cap] = b;
-}
-
-static cs_col_batch *fifo_pop(py_eval_op *o)
-{
-    if (o->fifo_len == 0) return NULL;
-    cs_col_batch *b = o->fifo[o->fifo_head];
-    o->fifo_head = (o->fifo_head + 1) % o->fifo_cap;
-    o->fifo_len--;
-    return b;
-}
-
-/* The next max_records rows of the big batch, as a batch of their own; the big batch is let go
- * with its last piece. */
-static cs_col_batch *next_piece(py_eval_op *o, cs_error *err)
-{
-    int64_t n = o->big->num_rows - o->big_at;
-    if (n > o->max_records) n = o->max_records;
-    int32_t *idx = cs_xmalloc((size_t)n * sizeof *idx);
-    for (int64_t i = 0; i < n; i++)
-        idx[i] = (int32_t)(o->big_at + i);
-    cs_col_batch *piece = cs_col_batch_take(o->big, idx, n, o->base.ctx->alloc);
-    free(idx);
-    o->big_at += n;
-    if (o->big_at == o->big->num_rows) {
-        cs_col_batch_unref(o->big);
-        o->big = NULL;
+    cs_col_batch *args =
+        cs_col_batch_new(cs_col_type_ref(o->sent_schema), cols, o->n_sent_cols, b->num_rows, err);
+    free(cols);
+    if (!args) {
+        cs_col_batch_unref(b);
+        return err->code;
     }
-    if (!piece) cs_error_set(err, CS_ENOMEM, "Python UDF: cannot cut a batch");
-    return piece;
+    if (o->q_head > 0 && o->q_len == o->q_cap) { /* slide the live entries to the front */
+        memmove(o->q, o->q + o->q_head, sizeof *o->q * (size_t)(o->q_len - o->q_head));
+        o->q_len -= o->q_head;
+        o->q_head = 0;
+    }
+    if (o->q_len == o->q_cap) {
+        o->q_cap = o->q_cap ? 2 * o->q_cap : 8;
+        o->q = cs_xrealloc(o->q, sizeof *o->q * (size_t)o->q_cap);
+    }
+    o->q[o->q_len++] = (py_queued){b, args, o->total};
+    o->total += b->num_rows;
+    return 0;
 }
 
-/* The worker took everything sent: send the next non-empty child batch's arguments (in pieces
- * of max_records rows, as Spark's ArrowPythonRunner cuts its batches), or end. */
+/* Rows [from, from + n) of the queue as one batch: of the child's batches (args false) or of
+ * their argument columns (args true). A whole queued batch is shared, not copied. */
+static cs_col_batch *q_rows(py_eval_op *o, int64_t from, int64_t n, bool args, cs_error *err)
+{
+    int first = o->q_head;
+    while (o->q[first].start + o->q[first].batch->num_rows <= from)
+        first++;
+    const py_queued *e = &o->q[first];
+    cs_col_batch *b = args ? e->args : e->batch;
+    if (e->start == from && b->num_rows == n) return cs_col_batch_ref(b);
+    int cap = o->q_len - first;
+    cs_col_batch **srcs = cs_xcalloc((size_t)cap, sizeof *srcs);
+    cs_sql_row_run *runs = cs_xcalloc((size_t)cap, sizeof *runs);
+    int n_runs = 0;
+    for (int64_t at = from, end = from + n; at < end; n_runs++) {
+        e = &o->q[first + n_runs];
+        int64_t len = e->start + e->batch->num_rows - at;
+        if (len > end - at) len = end - at;
+        srcs[n_runs] = args ? e->args : e->batch;
+        runs[n_runs] = (cs_sql_row_run){n_runs, (int32_t)(at - e->start), len};
+        at += len;
+    }
+    cs_col_type *schema = args ? o->sent_schema : o->base.children[0]->schema;
+    cs_col_batch *r = cs_sql_gather_runs_batch(schema, srcs, runs, n_runs, o->base.ctx->alloc);
+    free(srcs);
+    free(runs);
+    if (!r) cs_error_set(err, CS_ENOMEM, "Python UDF: cannot cut a batch");
+    return r;
+}
+
+/* The worker took everything sent: send the next rows' arguments, max_records rows a batch
+ * gathered across the child's batches (as Spark's ArrowPythonRunner fills its batches from the
+ * input rows; no limit: a child batch each), or end. */
 static int pump(void *arg, cs_error *err)
 {
     py_eval_op *o = arg;
     for (;;) {
-        cs_col_batch *b = NULL;
-        if (o->big) {
-            if (!(b = next_piece(o, err))) return err->code;
-        } else if (cs_sql_op_next(o->base.children[0], &b, err) != 0) {
-            return err->code;
+        int64_t avail = o->total - o->sent;
+        if (!o->child_done && (avail == 0 || (o->max_records > 0 && avail < o->max_records))) {
+            cs_col_batch *b = NULL;
+            if (cs_sql_op_next(o->base.children[0], &b, err) != 0) return err->code;
+            if (!b) {
+                o->child_done = true;
+            } else if (b->num_rows == 0) {
+                cs_col_batch_unref(b);
+            } else if (q_push(o, b, err) != 0) {
+                return err->code;
+            }
+            continue;
         }
-        if (b && o->max_records > 0 && b->num_rows > o->max_records) {
-            o->big = b;
-            o->big_at = 0;
-            if (!(b = next_piece(o, err))) return err->code;
-        }
-        if (!b) {
-            o->child_done = true;
+        if (avail == 0) {
             if (cs_ipc_writer_close(o->writer, err) != 0) return err->code;
             cs_py_worker_end_input(o->worker);
             return 1;
         }
-        if (b->num_rows == 0) {
-            cs_col_batch_unref(b);
-            continue;
+        int64_t n = avail;
+        if (o->max_records > 0 && n > o->max_records) n = o->max_records;
+        if (o->max_records <= 0) { /* the rest of the batch holding the next row */
+            int i = o->q_head;
+            while (o->q[i].start + o->q[i].batch->num_rows <= o->sent)
+                i++;
+            n = o->q[i].start + o->q[i].batch->num_rows - o->sent;
         }
-        cs_column **cols = cs_xcalloc((size_t)o->n_sent_cols + 1, sizeof *cols);
-        for (int i = 0; i < o->n_sent_cols; i++) {
-            cs_column *c = b->columns[o->sent_cols[i]];
-            cols[i] = c->dictionary ? cs_column_decode(c, o->base.ctx->alloc) : cs_column_ref(c);
-        }
-        cs_col_batch *args = cs_col_batch_new(cs_col_type_ref(o->sent_schema), cols, o->n_sent_cols,
-                                              b->num_rows, err);
-        free(cols);
-        if (!args) {
-            cs_col_batch_unref(b);
-            return err->code;
-        }
+        cs_col_batch *args = q_rows(o, o->sent, n, true, err);
+        if (!args) return err->code;
         int rc = cs_ipc_writer_write(o->writer, args, err);
         cs_col_batch_unref(args);
-        if (rc != 0) {
-            cs_col_batch_unref(b);
-            return rc;
-        }
-        fifo_push(o, b);
+        if (rc != 0) return rc;
+        o->sent += n;
+        for (int i = o->q_head; i < o->q_len; i++) /* arguments every row of which went out */
+            if (o->q[i].args && o->q[i].start + o->q[i].batch->num_rows <= o->sent) {
+                cs_col_batch_unref(o->q[i].args);
+                o->q[i].args = NULL;
+            }
         return 0;
     }
+}
+
+/* Lets go of the queued batches every row of which has been answered. */
+static void q_drop_answered(py_eval_op *o)
+{
+    while (o->q_head < o->q_len &&
+           o->q[o->q_head].start + o->q[o->q_head].batch->num_rows <= o->answered) {
+        cs_col_batch_unref(o->q[o->q_head].batch);
+        cs_col_batch_unref(o->q[o->q_head].args);
+        o->q_head++;
+    }
+    if (o->q_head == o->q_len) o->q_head = o->q_len = 0;
 }
 
 static int py_open(cs_sql_op *op, const cs_sql_exec_ctx *ctx, cs_error *err)
@@ -191,6 +229,7 @@ static int py_open(cs_sql_op *op, const cs_sql_exec_ctx *ctx, cs_error *err)
         .cancelled = ctx->cancelled,
         .factory = ctx->py_workers,
         .reuse = ctx->py_reuse,
+        .faulthandler = o->faulthandler,
     };
     o->worker = cs_py_worker_start(&spec, err);
     free(cmds);
@@ -210,7 +249,7 @@ static int py_next(cs_sql_op *op, cs_col_batch **out, cs_error *err)
         int32_t v;
         if (cs_py_worker_read_int(o->worker, &v, err) != 0) return err->code;
         if (v == CS_PY_EXCEPTION_THROWN) return cs_py_worker_exception(o->worker, err);
-        if (v == CS_PY_TIMING_DATA && o->fifo_len == 0) { /* no results' stream at all */
+        if (v == CS_PY_TIMING_DATA && o->sent == 0) { /* no results' stream at all */
             o->results_done = true;
             return cs_py_worker_finish_after_timing(o->worker, err);
         }
@@ -226,19 +265,34 @@ static int py_next(cs_sql_op *op, cs_col_batch **out, cs_error *err)
     if (rc == 0) {
         o->results_done = true;
         if (cs_py_worker_finish(o->worker, err) != 0) return err->code;
-        if (o->fifo_len > 0)
-            return cs_error_set(err, CS_EPROTO, "Python worker: fewer result batches than sent");
+        if (o->answered < o->sent)
+            return cs_error_set(err, CS_EPROTO,
+                                "Python worker: results for %lld rows, %lld rows sent",
+                                (long long)o->answered, (long long)o->sent);
         return 0;
     }
-    cs_col_batch *in = fifo_pop(o);
-    if (!in || res->num_rows != in->num_rows || res->n_columns != o->n_udfs) {
-        int64_t want = in ? in->num_rows : 0;
-        if (in) cs_col_batch_unref(in);
+    if (res->n_columns != o->n_udfs || res->num_rows > o->sent - o->answered) {
+        cs_error_set(err, CS_EPROTO,
+                     "Python worker: a result batch of %lld rows, %d columns for %lld rows, "
+                     "%d UDFs waiting",
+                     (long long)res->num_rows, res->n_columns, (long long)(o->sent - o->answered),
+                     o->n_udfs);
         cs_col_batch_unref(res);
-        return cs_error_set(err, CS_EPROTO,
-                            "Python worker: a result batch of %lld rows for %lld rows sent",
-                            (long long)res->num_rows, (long long)want);
+        return CS_EPROTO;
     }
+    if (res->num_rows == 0) {
+        cs_col_batch_unref(res);
+        return py_next(op, out, err);
+    }
+    /* the results' rows join the oldest rows sent not answered yet: a scalar UDF answers each
+     * batch with as many rows, a scalar iterator one may answer in other batches */
+    cs_col_batch *in = q_rows(o, o->answered, res->num_rows, false, err);
+    if (!in) {
+        cs_col_batch_unref(res);
+        return err->code;
+    }
+    o->answered += res->num_rows;
+    q_drop_answered(o);
     int nin = in->n_columns, n = nin + o->n_udfs;
     cs_column **cols = cs_xcalloc((size_t)n, sizeof *cols);
     for (int i = 0; i < nin; i++)
@@ -278,11 +332,10 @@ static void py_close(cs_sql_op *op)
     o->writer = NULL;
     cs_py_worker_free(o->worker); /* kept for the next task, or killed */
     o->worker = NULL;
-    cs_col_batch *b;
-    while ((b = fifo_pop(o)))
-        cs_col_batch_unref(b);
-    cs_col_batch_unref(o->big);
-    o->big = NULL;
+    o->answered = o->total; /* every queued batch let go */
+    q_drop_answered(o);
+    o->total = o->sent = o->answered = 0;
+    o->child_done = o->results_done = false;
     cs_sql_op_close(op->children[0]);
 }
 
@@ -299,7 +352,7 @@ static void py_destroy(cs_sql_op *op)
     }
     free(o->udfs);
     free(o->sent_cols);
-    free(o->fifo);
+    free(o->q);
     free(o->python);
     free(o->python_ver);
     cs_col_type_unref(o->sent_schema);
@@ -351,6 +404,7 @@ cs_sql_op *cs_sql_op_python_eval(cs_sql_op *child, const cs_py_eval_spec *spec, 
     o->python_ver = cs_xstrdup(spec->python_ver ? spec->python_ver : "");
     o->max_records = spec->max_records;
     o->safe_cast = spec->safe_cast;
+    o->faulthandler = spec->faulthandler;
     o->n_udfs = spec->n_udfs;
     o->udfs = cs_xcalloc((size_t)spec->n_udfs + 1, sizeof *o->udfs);
     o->sent_cols = cs_xcalloc((size_t)total + 1, sizeof *o->sent_cols);

@@ -34,6 +34,8 @@
  * its own (one batch, empty for a side without that key), as CoGroupedArrowPythonRunner writes
  * them; 0 after the last group. The offsets are Spark's, one grouped form per side.
  *
+ * A result column the output schema declares NOT NULL holding a null fails the task.
+ *
  * The worker comes at open (python_worker.h) and goes at close; its exception is Spark's
  * PythonException. Ownership: the constructor copies the command and offsets and takes over the
  * child and the output schema. Single-threaded: the task's thread.
@@ -76,6 +78,7 @@ typedef struct py_group_op {
     int eval_type;
     int64_t max_rows;     /* map in batch: rows a batch sent; 0: a group a batch */
     bool safe_cast;       /* spark.sql.execution.pandas.convertToArrowArraySafely */
+    bool faulthandler;    /* spark.sql.execution.pyspark.udf.faulthandler.enabled */
     bool columns_by_name; /* ...pandas.groupedMap.assignColumnsByName */
     int n_cols;           /* map in batch, applyInArrow: the child's columns sent, in one struct */
     int *cols;
@@ -338,6 +341,7 @@ static int grp_open(cs_sql_op *op, const cs_sql_exec_ctx *ctx, cs_error *err)
         .cancelled = ctx->cancelled,
         .factory = ctx->py_workers,
         .reuse = ctx->py_reuse,
+        .faulthandler = o->faulthandler,
     };
     o->worker = cs_py_worker_start(&spec, err);
     if (!o->worker) return err->code;
@@ -375,6 +379,25 @@ static int unnest(py_group_op *o, cs_col_batch *res, cs_col_batch **out, cs_erro
                 cs_column_unref(cols[j]);
             free(cols);
             return CS_EPROTO;
+        }
+        /* a column declared NOT NULL holding a null is refused, as Spark's reader of the
+         * worker's Arrow vectors refuses it ("Value at index is null") */
+        const cs_column *c = s->children[i];
+        int64_t null_at = -1;
+        for (int64_t r = 0; !schema->fields[i].nullable && c->validity && r < res->num_rows; r++)
+            if (!cs_column_is_valid(c, r)) {
+                null_at = r;
+                break;
+            }
+        if (null_at >= 0) {
+            cs_error_set(err, CS_EINVAL,
+                         "%s: column %s of the Python function's output is declared NOT NULL, "
+                         "but its value at index %lld is null",
+                         o->base.vt->name, schema->fields[i].name, (long long)null_at);
+            for (int j = 0; j < i; j++)
+                cs_column_unref(cols[j]);
+            free(cols);
+            return CS_EINVAL;
         }
         cols[i] = cs_column_ref(s->children[i]);
     }
@@ -511,6 +534,7 @@ static void take_udf(py_group_op *o, const cs_py_eval_spec *spec, const cs_py_ev
     o->python = cs_xstrdup(spec->python ? spec->python : "python3");
     o->python_ver = cs_xstrdup(spec->python_ver ? spec->python_ver : "");
     o->safe_cast = spec->safe_cast;
+    o->faulthandler = spec->faulthandler;
     o->columns_by_name = spec->columns_by_name;
     o->command = cs_xmalloc(u->command_len + 1);
     memcpy(o->command, u->command, u->command_len);

@@ -578,8 +578,9 @@ static cs_sql_op *build_python_eval(const cs_phys_node *n, cs_sql_op *child, cs_
                             n->py_udfs[0].args,
                             NULL,
                             NULL};
-        cs_py_eval_spec spec = {n->py_eval_type,   n->py_python,    n->py_python_ver,     1, &u,
-                                n->py_max_records, n->py_safe_cast, n->py_columns_by_name};
+        cs_py_eval_spec spec = {
+            n->py_eval_type, n->py_python,          n->py_python_ver,  1, &u, n->py_max_records,
+            n->py_safe_cast, n->py_columns_by_name, n->py_faulthandler};
         cs_col_type *out = cs_col_type_ref(n->schema);
         return group_map ? cs_sql_op_python_group_map(child, &spec, out, err)
                          : cs_sql_op_python_map_in_batch(child, &spec, out, err);
@@ -602,8 +603,8 @@ static cs_sql_op *build_python_eval(const cs_phys_node *n, cs_sql_op *child, cs_
                                    cs_col_type_ref(f->type)};
     }
     cs_py_eval_spec spec = {
-        n->py_eval_type,   n->py_python,    n->py_python_ver,     n->n_py_udfs, udfs,
-        n->py_max_records, n->py_safe_cast, n->py_columns_by_name};
+        n->py_eval_type,   n->py_python,    n->py_python_ver,      n->n_py_udfs,      udfs,
+        n->py_max_records, n->py_safe_cast, n->py_columns_by_name, n->py_faulthandler};
     cs_sql_op *op = cs_sql_op_python_eval(child, &spec, err);
     free(udfs);
     return op;
@@ -680,8 +681,9 @@ static cs_sql_op *build_python_cogroup(const cs_phys_node *n, const cs_phys_inpu
                         n->py_udfs[0].args,
                         NULL,
                         NULL};
-    cs_py_eval_spec spec = {n->py_eval_type,   n->py_python,    n->py_python_ver,     1, &u,
-                            n->py_max_records, n->py_safe_cast, n->py_columns_by_name};
+    cs_py_eval_spec spec = {
+        n->py_eval_type, n->py_python,          n->py_python_ver,  1, &u, n->py_max_records,
+        n->py_safe_cast, n->py_columns_by_name, n->py_faulthandler};
     cs_sql_op *op = cs_sql_op_python_cogroup(c[0], c[1], &spec, cs_col_type_ref(n->schema), err);
     free(c);
     return op;

@@ -199,6 +199,7 @@ struct cs_phys_node {
     int64_t py_max_records;  /* spark.sql.execution.arrow.maxRecordsPerBatch (<= 0: no limit) */
     bool py_safe_cast;       /* spark.sql.execution.pandas.convertToArrowArraySafely */
     bool py_columns_by_name; /* ...pandas.groupedMap.assignColumnsByName */
+    bool py_faulthandler;    /* spark.sql.execution.pyspark.udf.faulthandler.enabled */
     int n_py_udfs;
     cs_phys_py_udf *py_udfs;
 

@@ -47,6 +47,9 @@ typedef struct cs_py_eval_spec {
     /* spark.sql.legacy.execution.pandas.groupedMap.assignColumnsByName (applyInPandas' result
      * columns matched by name, else by position) */
     bool columns_by_name;
+    /* spark.sql.execution.pyspark.udf.faulthandler.enabled: the worker's faulthandler log in the
+     * error of a worker that crashed (python_worker.h) */
+    bool faulthandler;
 } cs_py_eval_spec;
 
 /* Output: the child's columns, then one column per UDF (nullable, of its result type). */

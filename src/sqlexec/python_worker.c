@@ -55,6 +55,8 @@ struct cs_py_worker {
     void *pump_arg;
     bool input_done;
     const _Atomic int *cancelled;
+    bool faulthandler;
+    char *fh_dir; /* PYTHON_FAULTHANDLER_DIR of the worker (NULL: faulthandler off) */
 };
 
 static void put_int(cs_sbuf *b, int32_t v)
@@ -227,12 +229,15 @@ static int spawn_worker(cs_py_worker *w, const char *python, int port, const cha
     size_t n_env = 0;
     while (environ[n_env])
         n_env++;
-    char **envp = cs_xcalloc(n_env + 4, sizeof *envp);
+    char **envp = cs_xcalloc(n_env + 5, sizeof *envp);
     size_t k = 0;
     for (size_t i = 0; i < n_env; i++)
         if (strncmp(environ[i], "PYTHON_WORKER_FACTORY_", 22) != 0 &&
-            strncmp(environ[i], "SPARK_AUTH_SOCKET_TIMEOUT=", 26) != 0)
+            strncmp(environ[i], "SPARK_AUTH_SOCKET_TIMEOUT=", 26) != 0 &&
+            strncmp(environ[i], "PYTHON_FAULTHANDLER_DIR=", 24) != 0)
             envp[k++] = environ[i];
+    char *e_fh = w->fh_dir ? env_entry("PYTHON_FAULTHANDLER_DIR", w->fh_dir) : NULL;
+    if (e_fh) envp[k++] = e_fh;
     char portbuf[16];
     snprintf(portbuf, sizeof portbuf, "%d", port);
     char *e_port = env_entry("PYTHON_WORKER_FACTORY_PORT", portbuf);
@@ -259,6 +264,7 @@ static int spawn_worker(cs_py_worker *w, const char *python, int port, const cha
     free(e_port);
     free(e_secret);
     free(e_timeout);
+    free(e_fh);
     free(envp);
     return rc;
 }
@@ -269,11 +275,13 @@ cs_py_worker *cs_py_worker_start(const cs_py_worker_spec *spec, cs_error *err)
     w->pid = -1;
     w->fd = -1;
     w->cancelled = spec->cancelled;
+    w->faulthandler = spec->faulthandler;
     if (spec->factory) {
         bool reused;
         int pid;
-        if (cs_py_worker_factory_acquire(spec->factory, spec->python, spec->reuse, spec->cancelled,
-                                         &w->fd, &pid, &reused, err) != 0) {
+        if (cs_py_worker_factory_acquire(spec->factory, spec->python, spec->reuse,
+                                         spec->faulthandler, spec->cancelled, &w->fd, &pid, &reused,
+                                         &w->fh_dir, err) != 0) {
             free(w);
             return NULL;
         }
@@ -304,6 +312,7 @@ cs_py_worker *cs_py_worker_start(const cs_py_worker_spec *spec, cs_error *err)
     fclose(r);
     for (int i = 0; i < 16; i++)
         snprintf(secret + 2 * i, 3, "%02x", raw[i]);
+    if (spec->faulthandler && !(w->fh_dir = cs_py_faulthandler_dir_new(err))) goto fail;
     if (spawn_worker(w, spec->python, ntohs(a.sin_port), secret, err) != 0) goto fail;
     if (accept_worker(w, lfd, secret, spec->python, err) != 0) goto fail;
     close(lfd);
@@ -419,13 +428,42 @@ int cs_py_worker_read(void *worker, void *p, size_t n, size_t *got, cs_error *er
     return 0;
 }
 
+/* The worker's output ended early: it crashed. With faulthandler on, the log its faulthandler
+ * wrote (PYTHON_FAULTHANDLER_DIR/<pid>: "Fatal Python error: Segmentation fault", the
+ * traceback) is the error's text, and is removed, as Spark's BasePythonRunner reads it. */
+static int crashed(cs_py_worker *w, cs_error *err)
+{
+    if (!w->faulthandler)
+        return cs_error_set(err, CS_EIO,
+                            "Python worker exited unexpectedly (crashed). Consider setting "
+                            "'spark.sql.execution.pyspark.udf.faulthandler.enabled' or "
+                            "'spark.python.worker.faulthandler.enabled' configuration to 'true' "
+                            "for the better Python traceback.");
+    cs_sbuf path = {0}, log = {0};
+    cs_sbuf_printf(&path, "%s/%d", w->fh_dir ? w->fh_dir : ".", (int)w->pid);
+    FILE *f = w->fh_dir && w->pid > 0 ? fopen(path.data, "r") : NULL;
+    if (f) {
+        char buf[4096];
+        size_t k;
+        while ((k = fread(buf, 1, sizeof buf, f)) > 0)
+            cs_sbuf_append(&log, buf, k);
+        fclose(f);
+        unlink(path.data);
+    }
+    int rc = log.len > 0
+                 ? cs_error_set(err, CS_EIO, "Python worker exited unexpectedly (crashed): %s",
+                                cs_sbuf_str(&log))
+                 : cs_error_set(err, CS_EIO, "Python worker exited unexpectedly (crashed)");
+    cs_sbuf_free(&path);
+    cs_sbuf_free(&log);
+    return rc;
+}
+
 static int read_exact(cs_py_worker *w, void *p, size_t n, cs_error *err)
 {
     size_t got;
     if (cs_py_worker_read(w, p, n, &got, err) < 0) return err->code;
-    if (got != n)
-        return cs_error_set(err, CS_EIO,
-                            "Python worker exited unexpectedly (crashed): its output ended");
+    if (got != n) return crashed(w, err);
     return 0;
 }
 
@@ -524,8 +562,10 @@ void cs_py_worker_free(cs_py_worker *w)
         if (w->fd >= 0) {
             bool reusable = w->clean_end && !is_cancelled(w);
             if (reusable) fcntl(w->fd, F_SETFL, fcntl(w->fd, F_GETFL) & ~O_NONBLOCK);
-            cs_py_worker_factory_release(w->factory, w->python, w->reuse, w->fd, w->pid, reusable);
+            cs_py_worker_factory_release(w->factory, w->python, w->reuse, w->faulthandler, w->fd,
+                                         w->pid, reusable);
         }
+        free(w->fh_dir); /* the daemon's */
         free(w->python);
         cs_sbuf_free(&w->out);
         free(w);
@@ -539,6 +579,7 @@ void cs_py_worker_free(cs_py_worker *w)
             waitpid(w->pid, &status, 0);
         }
     }
+    cs_py_faulthandler_dir_free(w->fh_dir); /* this worker's own */
     cs_sbuf_free(&w->out);
     free(w);
 }

@@ -98,6 +98,11 @@ typedef struct cs_py_worker_spec {
      * back there; NULL: a simple worker of this task alone (`-m pyspark.worker`) */
     cs_py_worker_factory *factory;
     bool reuse; /* spark.python.worker.reuse: a worker that ended cleanly serves the next task */
+    /* spark.sql.execution.pyspark.udf.faulthandler.enabled: the worker runs with
+     * PYTHON_FAULTHANDLER_DIR (a factory's workers: of a daemon of their own), and when it
+     * crashes, the traceback its faulthandler wrote there is the error's text, as Spark's
+     * BasePythonRunner reads it */
+    bool faulthandler;
 } cs_py_worker_spec;
 
 typedef struct cs_py_worker cs_py_worker;

@@ -30,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -49,8 +50,9 @@ typedef struct py_idle {
 typedef struct py_daemon {
     char *python;
     bool reuse;
-    pid_t pid;   /* also its process group's id (daemon.py calls setpgid) */
-    bool exited; /* reaped already: it died on its own (its group may live on) */
+    char *fh_dir; /* PYTHON_FAULTHANDLER_DIR of its workers; NULL: faulthandler off */
+    pid_t pid;    /* also its process group's id (daemon.py calls setpgid) */
+    bool exited;  /* reaped already: it died on its own (its group may live on) */
     int stdin_fd, stdout_fd;
     int port;
     pthread_t copier;
@@ -176,16 +178,19 @@ static int daemon_start(cs_py_worker_factory *f, py_daemon *d, cs_error *err)
     size_t n_env = 0;
     while (environ[n_env])
         n_env++;
-    char **envp = cs_xcalloc(n_env + 3, sizeof *envp);
+    char **envp = cs_xcalloc(n_env + 4, sizeof *envp);
     size_t k = 0;
     for (size_t i = 0; i < n_env; i++)
         if (strncmp(environ[i], "PYTHON_WORKER_FACTORY_", 22) != 0 &&
-            strncmp(environ[i], "SPARK_REUSE_WORKER=", 19) != 0)
+            strncmp(environ[i], "SPARK_REUSE_WORKER=", 19) != 0 &&
+            strncmp(environ[i], "PYTHON_FAULTHANDLER_DIR=", 24) != 0)
             envp[k++] = environ[i];
     char *e_secret = env_entry("PYTHON_WORKER_FACTORY_SECRET", f->secret);
     char *e_reuse = env_entry("SPARK_REUSE_WORKER", "1");
+    char *e_fh = d->fh_dir ? env_entry("PYTHON_FAULTHANDLER_DIR", d->fh_dir) : NULL;
     envp[k++] = e_secret;
     if (d->reuse) envp[k++] = e_reuse;
+    if (e_fh) envp[k++] = e_fh;
     envp[k] = NULL;
     char *argv[] = {d->python, "-m", "pyspark.daemon", NULL};
     pid_t pid = fork();
@@ -199,6 +204,7 @@ static int daemon_start(cs_py_worker_factory *f, py_daemon *d, cs_error *err)
     int fork_errno = errno;
     free(e_secret);
     free(e_reuse);
+    free(e_fh);
     free(envp);
     if (pid < 0) {
         cs_error_set(err, CS_EIO, "cannot start Python daemon '%s': %s", d->python,
@@ -265,6 +271,7 @@ static void daemon_free(py_daemon *d)
     if (d->stdout_fd >= 0) close(d->stdout_fd);
     free(d->idle);
     free(d->python);
+    cs_py_faulthandler_dir_free(d->fh_dir);
     free(d);
 }
 
@@ -275,17 +282,21 @@ static void daemon_kill_worker(py_daemon *d, int pid)
     (void)send_all(d->stdin_fd, &be, 4);
 }
 
-static py_daemon *find_daemon(cs_py_worker_factory *f, const char *python, bool reuse)
+static py_daemon *find_daemon(cs_py_worker_factory *f, const char *python, bool reuse,
+                              bool faulthandler)
 {
     for (py_daemon *d = f->daemons; d; d = d->next)
-        if (d->reuse == reuse && strcmp(d->python, python) == 0) return d;
+        if (d->reuse == reuse && (d->fh_dir != NULL) == faulthandler &&
+            strcmp(d->python, python) == 0)
+            return d;
     return NULL;
 }
 
-/* The daemon of (python, reuse), started if need be. Lock held. */
-static py_daemon *daemon_get(cs_py_worker_factory *f, const char *python, bool reuse, cs_error *err)
+/* The daemon of (python, reuse, faulthandler), started if need be. Lock held. */
+static py_daemon *daemon_get(cs_py_worker_factory *f, const char *python, bool reuse,
+                             bool faulthandler, cs_error *err)
 {
-    py_daemon *d = find_daemon(f, python, reuse);
+    py_daemon *d = find_daemon(f, python, reuse, faulthandler);
     int status;
     if (d && waitpid(d->pid, &status, WNOHANG) == d->pid) { /* it died: a new one, as Spark */
         d->exited = true;
@@ -302,6 +313,10 @@ static py_daemon *daemon_get(cs_py_worker_factory *f, const char *python, bool r
     d->python = cs_xstrdup(python);
     d->reuse = reuse;
     d->stdin_fd = d->stdout_fd = -1;
+    if (faulthandler && !(d->fh_dir = cs_py_faulthandler_dir_new(err))) {
+        daemon_free(d);
+        return NULL;
+    }
     if (daemon_start(f, d, err) != 0) {
         daemon_free(d);
         return NULL;
@@ -350,12 +365,14 @@ fail:
 }
 
 int cs_py_worker_factory_acquire(cs_py_worker_factory *f, const char *python, bool reuse,
-                                 const _Atomic int *cancelled, int *fd, int *pid, bool *reused,
-                                 cs_error *err)
+                                 bool faulthandler, const _Atomic int *cancelled, int *fd, int *pid,
+                                 bool *reused, char **fh_dir, cs_error *err)
 {
     *reused = false;
+    *fh_dir = NULL;
     pthread_mutex_lock(&f->lock);
-    py_daemon *d = daemon_get(f, python, reuse, err);
+    py_daemon *d = daemon_get(f, python, reuse, faulthandler, err);
+    if (d && d->fh_dir) *fh_dir = cs_xstrdup(d->fh_dir);
     if (d && d->n_idle > 0) { /* the most recently used: warm */
         py_idle w = d->idle[--d->n_idle];
         f->n_idle--;
@@ -371,11 +388,11 @@ int cs_py_worker_factory_acquire(cs_py_worker_factory *f, const char *python, bo
     return connect_worker(f, port, cancelled, fd, pid, err);
 }
 
-void cs_py_worker_factory_release(cs_py_worker_factory *f, const char *python, bool reuse, int fd,
-                                  int pid, bool reusable)
+void cs_py_worker_factory_release(cs_py_worker_factory *f, const char *python, bool reuse,
+                                  bool faulthandler, int fd, int pid, bool reusable)
 {
     pthread_mutex_lock(&f->lock);
-    py_daemon *d = find_daemon(f, python, reuse);
+    py_daemon *d = find_daemon(f, python, reuse, faulthandler);
     if (d && reuse && reusable && f->n_idle < f->max_idle) {
         if (d->n_idle == d->cap_idle) {
             d->cap_idle = d->cap_idle ? 2 * d->cap_idle : 4;
@@ -402,4 +419,35 @@ void cs_py_worker_factory_free(cs_py_worker_factory *f)
     }
     pthread_mutex_destroy(&f->lock);
     free(f);
+}
+
+char *cs_py_faulthandler_dir_new(cs_error *err)
+{
+    const char *tmp = getenv("TMPDIR");
+    cs_sbuf b = {0};
+    cs_sbuf_printf(&b, "%s/cspark-faulthandler-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(b.data)) {
+        cs_error_set(err, CS_EIO, "Python worker: cannot make a faulthandler directory %s: %s",
+                     b.data, strerror(errno));
+        cs_sbuf_free(&b);
+        return NULL;
+    }
+    return b.data;
+}
+
+void cs_py_faulthandler_dir_free(char *dir)
+{
+    if (!dir) return;
+    DIR *dp = opendir(dir);
+    struct dirent *e;
+    while (dp && (e = readdir(dp))) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+        cs_sbuf p = {0};
+        cs_sbuf_printf(&p, "%s/%s", dir, e->d_name);
+        unlink(p.data);
+        cs_sbuf_free(&p);
+    }
+    if (dp) closedir(dp);
+    rmdir(dir);
+    free(dir);
 }

@@ -3,7 +3,10 @@ here: row-at-a-time udf (in select, in filter, nested, over nulls, over strings,
 input), scalar pandas_udf, scalar iterator pandas_udf, UDFs registered with spark.udf.register
 and called from SQL, grouped map applyInPandas (when the server runs it; grouped by a window's
 struct too), and a UDF that raises (PythonException with the worker's traceback, whose last
-line names the error), and Java UDFs, whose classes the server cannot load.
+line names the error), and Java UDFs, whose classes the server cannot load; pandas UDF batches
+filled across partitions' slices, a scalar iterator UDF's wrong output length, array / map /
+struct results, a worker's segmentation fault under faulthandler, and a mapInPandas NOT NULL
+column given a null.
 
 Usage: python_udfs.py sc://host:port [--no-group-map]
 Exit 0 when every check passes; 1 naming the first that did not.
@@ -305,6 +308,83 @@ spark.conf.set("spark.sql.execution.pandas.convertToArrowArraySafely", "false")
 check("an unsafe conversion without convertToArrowArraySafely",
       len(spark.range(0, 1).select(overflow("id")).collect()), 1)
 spark.conf.unset("spark.sql.execution.pandas.convertToArrowArraySafely")
+
+# pandas_udf_batches_across_partitions: a scalar pandas UDF sees the rows of a task in batches
+# of maxRecordsPerBatch rows whatever batches they came in (three one-row slices of a local
+# relation, repartitioned into one): linspace over the batch is then [0, 0.5, 1], which
+# convertToArrowArraySafely refuses to make an int (test_pandas_udf_detect_unsafe_type_conversion)
+@pandas_udf("int")
+def linspace(column):
+    import numpy as np
+
+    return pd.Series(np.linspace(0, 1, len(column)))
+
+
+one_part = spark.createDataFrame(pd.DataFrame({"A": [1.0] * 3})).repartition(1)
+spark.conf.set("spark.sql.execution.pandas.convertToArrowArraySafely", "true")
+try:
+    one_part.withColumn("u", linspace("A")).collect()
+    check("a batch of the task's three rows", "no error", "an error")
+except Exception as e:  # noqa: BLE001
+    check("a batch of the task's three rows",
+          "Exception thrown when converting pandas.Series" in str(e), True)
+spark.conf.unset("spark.sql.execution.pandas.convertToArrowArraySafely")
+check("batch sizes across slices", [r.n for r in one_part.select(batch_size("A").alias("n")).collect()],
+      [3, 3, 3])
+
+# scalar_iterator_output_length: a scalar iterator UDF yielding other lengths than it was given
+# fails with the worker's own message (test_vectorized_udf_invalid_length)
+
+
+@pandas_udf("long", F.PandasUDFType.SCALAR_ITER)
+def wrong_length(it):
+    for _ in it:
+        yield pd.Series(1)
+
+
+try:
+    spark.range(10).select(wrong_length(col("id"))).collect()
+    check("scalar iterator output length", "no error", "an error")
+except Exception as e:  # noqa: BLE001
+    check("scalar iterator output length",
+          "The length of output in Scalar iterator" in str(e) and
+          "the length of output was 1" in str(e), True)
+
+# complex_return_types: array, map and struct UDF results of the arguments themselves; two
+# different map / array literal arguments stay two columns (test_complex_return_types)
+cx = spark.range(1).selectExpr("array(1, 2, 3) as array", "map('a', 'b') as map", "struct(1, 2) as struct")
+row = cx.select(udf(lambda x: x, "array<int>")("array"), udf(lambda x: x, "map<string,string>")("map"),
+                udf(lambda x: x, "struct<col1:int,col2:int>")("struct")).first()
+check("complex return types", (row[0], row[1], tuple(row[2])), ([1, 2, 3], {"a": "b"}, (1, 2)))
+row = cx.select(udf(lambda x: repr(x), "string")("array"), udf(lambda x: repr(x), "string")("map")).first()
+check("same function over two literals", "'a'" in row[1] and "'a'" not in row[0], True)
+
+# python_udf_segfault: with spark.sql.execution.pyspark.udf.faulthandler.enabled, a worker that
+# crashes reports what its faulthandler wrote (test_python_udf_segfault)
+spark.conf.set("spark.sql.execution.pyspark.udf.faulthandler.enabled", "true")
+try:
+    import ctypes
+
+    spark.range(1).select(udf(lambda x: ctypes.string_at(0))("id")).collect()
+    check("a worker's segmentation fault", "no error", "an error")
+except Exception as e:  # noqa: BLE001
+    check("a worker's segmentation fault", "Segmentation fault" in str(e), True)
+spark.conf.unset("spark.sql.execution.pyspark.udf.faulthandler.enabled")
+check("after a crashed worker", df.select(plus_one("id")).count(), N)
+
+
+# map_in_pandas_not_null: a NOT NULL column of mapInPandas' schema given a null fails the query
+# (test_violate_not_null)
+def with_null(it):
+    for _ in it:
+        yield pd.DataFrame({"a": [1, None]})
+
+
+try:
+    spark.range(1).mapInPandas(with_null, "a long not null").collect()
+    check("mapInPandas NOT NULL column given a null", "no error", "an error")
+except Exception as e:  # noqa: BLE001
+    check("mapInPandas NOT NULL column given a null", "is null" in str(e), True)
 
 if group_map:
     # grouped_map_columns_by_position: applyInPandas' result columns go by name, or by position

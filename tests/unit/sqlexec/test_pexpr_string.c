@@ -3,7 +3,9 @@
  * Spark 4.0.1 printed for the same expressions: substring with positive, negative and zero
  * positions over multi-byte UTF-8, like with '_', '%', the default and a chosen escape, upper
  * of non-ASCII letters, length in code points, trims, replace, instr, lpad/rpad (truncating too),
- * concat (null in, null out), concat_ws (skips nulls), startswith, contains.
+ * concat (null in, null out), concat_ws (skips nulls), startswith, contains. substring and concat
+ * over columns of several rows (nulls, literals between columns, a dictionary-encoded column,
+ * multi-byte and stray continuation bytes, empty strings) equal their one-row results.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -95,12 +97,87 @@ static void test_replace_pad_concat(void **state)
     CHECK("contains", CS_TYPE_BOOLEAN, "true", s("hello"), s("ell"));
 }
 
+/* row i of a string column as text ("NULL" for null) */
+static void text_at(const cs_column *c, int64_t i, char *buf)
+{
+    if (!VALID(c, i)) {
+        strcpy(buf, "NULL");
+        return;
+    }
+    int32_t len;
+    const uint8_t *p = cs_column_bytes(c, i, &len);
+    sprintf(buf, "%.*s", (int)len, (const char *)p);
+}
+
+static void test_substring_concat_over_columns(void **state)
+{
+    (void)state;
+    enum { N = 9 };
+    const char *a[N] = {"hello",          NULL,    "",
+                        "h\xc3\xa9llo",   "\x80x", "\x80",
+                        "ab\xe2\x82\xac", "z",     "0123456789abcdefghij"};
+    const char *b[N] = {"1", "2", NULL, "\xc3\xa9", "", "y", "\x80", "", "kl"};
+    int32_t pos[N] = {2, 1, 1, -2, 2, 1, 3, 0, 12};
+    /* c1 as a dictionary-encoded column: indices into a dictionary of its values */
+    cs_column *plain_b = col_str(b, N);
+    const char *dict_v[N] = {"1", "2", "", "\xc3\xa9", "", "y", "\x80", "", "kl"};
+    cs_column *dict = col_str(dict_v, N);
+    int32_t idx[N];
+    uint8_t valid[N];
+    for (int i = 0; i < N; i++) {
+        idx[i] = N - 1 - i;
+        valid[i] = b[N - 1 - i] != NULL;
+    }
+    cs_column *enc = col_fixed(T(CS_TYPE_INT), idx, valid, N);
+    cs_col_type_unref(enc->type);
+    enc->type = T(CS_TYPE_STRING);
+    enc->dictionary = dict;
+    cs_column *cols[] = {col_str(a, N), plain_b, enc, col_fixed(T(CS_TYPE_INT), pos, NULL, N)};
+    cs_col_batch *batch = batch_of(cols, 4);
+    for (int variant = 0; variant < 4; variant++) {
+        const cs_column *cb = batch->columns[variant & 1 ? 2 : 1];
+        cs_pexpr *e;
+        if (variant < 2)
+            e = cs_pexpr_call(
+                "concat", T(CS_TYPE_STRING), true,
+                (cs_pexpr *[]){colref(0, cols[0]), s("|"), colref(variant & 1 ? 2 : 1, cb), s("")},
+                4);
+        else
+            e = cs_pexpr_call("substring", T(CS_TYPE_STRING), true,
+                              (cs_pexpr *[]){colref(0, cols[0]), colref(3, cols[3])}, 2);
+        cs_column *out;
+        cs_error err;
+        assert_int_equal(eval(e, batch, &out, &err), CS_OK);
+        assert_int_equal(out->length, N);
+        for (int i = 0; i < N; i++) {
+            char got[256], want[256];
+            text_at(out, i, got);
+            const char *bv = variant & 1 ? b[N - 1 - i] : b[i];
+            if (variant < 2)
+                run("concat", T(CS_TYPE_STRING), (cs_pexpr *[]){s(a[i]), s("|"), s(bv), s("")}, 4,
+                    want);
+            else
+                run("substring", T(CS_TYPE_STRING), (cs_pexpr *[]){s(a[i]), lit_i32(pos[i])}, 2,
+                    want);
+            assert_string_equal(got, want);
+        }
+        assert_int_equal(out->null_count, variant < 2 ? 2 : 1);
+        cs_column_unref(out);
+    }
+    CHECK("substring", CS_TYPE_STRING, "ab", s("ab\xe2\x82\xac"), lit_i32(1), lit_i32(2));
+    CHECK("substring", CS_TYPE_STRING, "\xe2\x82\xac", s("ab\xe2\x82\xac"), lit_i32(-1));
+    CHECK("concat", CS_TYPE_STRING, "0123456789abcdefghij|x", s("0123456789abcdefghij"), s("|"),
+          s("x"));
+    cs_col_batch_unref(batch);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_substring_and_case),
         cmocka_unit_test(test_like),
         cmocka_unit_test(test_replace_pad_concat),
+        cmocka_unit_test(test_substring_concat_over_columns),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
