@@ -193,7 +193,7 @@ int cs_cp_kept_relation(cs_cp *c, const Google__Protobuf__Any *x, cs_logical_pla
     }
     if (rc == 0 && p->kind == CS_LP_LOCAL_RELATION) {
         p->local_origin = cached ? CS_LOCAL_CACHED : CS_LOCAL_CHECKPOINT;
-        if (cached) p->storage_level = storage_level_text(c, k->storage_level);
+        p->local_note = cached ? storage_level_text(c, k->storage_level) : "false";
     }
     protobuf_c_message_free_unpacked(&k->base, NULL);
     if (rc == 0) *out = p;

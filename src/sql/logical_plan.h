@@ -77,6 +77,12 @@ typedef enum cs_local_origin {
     CS_LOCAL_CHECKPOINT
 } cs_local_origin;
 
+/* Spark's logical node name of a LOCAL_RELATION of origin o. */
+static inline const char *cs_local_origin_name(cs_local_origin o)
+{
+    return o == CS_LOCAL_CACHED ? "InMemoryRelation" : o ? "LogicalRDD" : "LocalRelation";
+}
+
 typedef enum cs_join_type {
     CS_JOIN_INNER,
     CS_JOIN_LEFT_OUTER,
@@ -188,7 +194,9 @@ struct cs_logical_plan {
     cs_col_batch **batches;
     int n_rows, n_cols; /* unresolved VALUES: exprs[row * n_cols + col] */
     cs_local_origin local_origin;
-    const char *storage_level; /* CS_LOCAL_CACHED: "StorageLevel(disk, memory, ...)" */
+    /* EXPLAIN's text after the columns: a cached plan's storage level ("StorageLevel(disk,
+     * memory, deserialized, 1 replicas)"), a checkpoint's isStreaming ("false") */
+    const char *local_note;
 
     /* RANGE */
     int64_t range_start, range_end, range_step;

@@ -559,7 +559,7 @@ static int plan_local(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out)
 {
     cs_phys_node *n = cs_pl_node(c, CS_PH_LOCAL, p->output, p->n_output, 0);
     n->local_origin = (int)p->local_origin;
-    if (p->storage_level) n->storage_level = cs_xstrdup(p->storage_level);
+    if (p->local_origin == CS_LOCAL_CACHED) n->storage_level = cs_xstrdup(p->local_note);
     if (p->kind == CS_LP_ONE_ROW) {
         cs_col_batch *b = cs_col_batch_new(cs_col_type_struct(NULL, 0), NULL, 0, 1, c->err);
         if (!b) {
