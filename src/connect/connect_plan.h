@@ -66,8 +66,8 @@ int cs_connect_plan_expression(cs_connect_plan_ctx *ctx, const Spark__Connect__E
 /* A command as a statement the session runs (cs_sql_session_run_statement): sql_command
  * (its text parsed, with its arguments), write_operation (DataFrameWriter),
  * create_dataframe_view (createOrReplaceTempView). 0 and *out, or a negative code with
- * ctx->err set; commands the server handles itself (streaming, ML, checkpoint) are refused
- * with Spark's UNSUPPORTED class. */
+ * ctx->err set; commands the server handles itself (checkpoint) and those cspark does not run
+ * (streaming, ML) are refused with Spark's UNSUPPORTED class. */
 int cs_connect_plan_command(cs_connect_plan_ctx *ctx, const Spark__Connect__Command *cmd,
                             cs_sql_statement **out);
 
