@@ -140,6 +140,25 @@ static int explain(cs_connect_service *svc, cs_sql_session *sql, cs_sql_arena *a
     return 0;
 }
 
+/* A copy of rel (NULL when rel is) with its kept relations marked (cs_connect_kept_mark). */
+static Spark__Connect__Relation *
+marked_copy(connect_session *s, const Spark__Connect__Relation *rel, int *rc, cs_error *err)
+{
+    *rc = 0;
+    if (!rel) return NULL;
+    size_t len = spark__connect__relation__get_packed_size(rel);
+    uint8_t *b = cs_xmalloc(len ? len : 1);
+    spark__connect__relation__pack(rel, b);
+    Spark__Connect__Relation *copy = spark__connect__relation__unpack(NULL, len, b);
+    free(b);
+    if (!copy) {
+        *rc = cs_error_set(err, CS_ENOMEM, "cannot copy a relation");
+        return NULL;
+    }
+    *rc = cs_connect_kept_mark(s, &copy->base, true, err);
+    return copy;
+}
+
 void cs_connect_analyze_run(cs_connect_service *svc, connect_work *w)
 {
     Spark__Connect__AnalyzePlanRequest *req = w->request;
@@ -189,6 +208,13 @@ void cs_connect_analyze_run(cs_connect_service *svc, connect_work *w)
     }
     rc = cs_connect_resolve_cached(svc, w->sess, &req->base, &err);
     if (rc != 0) goto out;
+    /* persisted and checkpointed relations read as Spark's InMemoryRelation / LogicalRDD (no
+     * job runs); the persist requests name their relation by its bytes, kept as sent */
+    bool keyed =
+        req->analyze_case == SPARK__CONNECT__ANALYZE_PLAN_REQUEST__ANALYZE_PERSIST ||
+        req->analyze_case == SPARK__CONNECT__ANALYZE_PLAN_REQUEST__ANALYZE_UNPERSIST ||
+        req->analyze_case == SPARK__CONNECT__ANALYZE_PLAN_REQUEST__ANALYZE_GET_STORAGE_LEVEL;
+    if (!keyed && (rc = cs_connect_kept_mark(w->sess, &req->base, true, &err)) != 0) goto out;
     switch (req->analyze_case) {
     case SPARK__CONNECT__ANALYZE_PLAN_REQUEST__ANALYZE_SCHEMA:
         rc = resolve(sql, a, req->schema->plan, &resolved, &err);
@@ -301,7 +327,9 @@ void cs_connect_analyze_run(cs_connect_service *svc, connect_work *w)
         }
         /* resolved first, as Spark's Dataset is: a plan that cannot run is refused here */
         cs_logical_plan *p = NULL;
-        rc = cs_connect_relation_plan(sql, a, pr->relation, &p, &err);
+        Spark__Connect__Relation *copy = marked_copy(w->sess, pr->relation, &rc, &err);
+        if (rc == 0) rc = cs_connect_relation_plan(sql, a, copy, &p, &err);
+        if (copy) protobuf_c_message_free_unpacked(&copy->base, NULL);
         if (rc == 0) rc = cs_sql_session_analyze(sql, a, p, &resolved, &err);
         if (rc == 0) rc = cs_connect_persist(w->sess, pr->relation, &lv, &err);
         resp.result_case = SPARK__CONNECT__ANALYZE_PLAN_RESPONSE__RESULT_PERSIST;

@@ -81,6 +81,8 @@ static const struct {
     {"PYTHON_EXCEPTION", python_exception},
     {"USER_RAISED_EXCEPTION", runtime_exception}, /* raise_error, assert_true */
     {"CONNECT", spark_exception},
+    /* QueryCompilationErrors.unsupportedTableOperationError: the analyzer's */
+    {"UNSUPPORTED_FEATURE.TABLE_OPERATION", analysis_exception},
 };
 
 /* By SQLSTATE when the error class is not listed: class 42 and 0A (while analysing) are

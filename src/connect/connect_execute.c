@@ -424,6 +424,28 @@ static int run_persisted(void *arg, const Spark__Connect__Relation *rel, cs_sql_
     return rc;
 }
 
+/* df.localCheckpoint(): the relation kept by the session (connect_persist.c), answered with the
+ * CachedRemoteRelation of its id, as Spark's handleCheckpointCommand. */
+static int checkpoint(cs_connect_service *svc, connect_op *op, cs_sql_session *sql,
+                      const Spark__Connect__CheckpointCommand *cmd, cs_error *err)
+{
+    char id[40];
+    int rc = cs_connect_checkpoint(op->sess, cmd, cs_sql_session_conf(sql, "spark.checkpoint.dir"),
+                                   run_persisted, &(persist_run){svc, op, sql}, id, err);
+    if (rc != 0) return rc;
+    Spark__Connect__ExecutePlanResponse r = SPARK__CONNECT__EXECUTE_PLAN_RESPONSE__INIT;
+    Spark__Connect__CheckpointCommandResult result =
+        SPARK__CONNECT__CHECKPOINT_COMMAND_RESULT__INIT;
+    Spark__Connect__CachedRemoteRelation rel = SPARK__CONNECT__CACHED_REMOTE_RELATION__INIT;
+    rel.relation_id = id;
+    result.relation = &rel;
+    r.response_type_case =
+        SPARK__CONNECT__EXECUTE_PLAN_RESPONSE__RESPONSE_TYPE_CHECKPOINT_COMMAND_RESULT;
+    r.checkpoint_command_result = &result;
+    push(svc, op, &r);
+    return 0;
+}
+
 void cs_connect_execute_run(cs_connect_service *svc, connect_work *w)
 {
     connect_op *op = w->op;
@@ -476,6 +498,17 @@ void cs_connect_execute_run(cs_connect_service *svc, connect_work *w)
                plan->command->command_type_case ==
                    SPARK__CONNECT__COMMAND__COMMAND_TYPE_SQL_COMMAND) {
         rc = sql_command(svc, op, sql, a, plan->command->sql_command, &kept, &err);
+    } else if (plan && plan->op_type_case == SPARK__CONNECT__PLAN__OP_TYPE_COMMAND &&
+               plan->command->command_type_case ==
+                   SPARK__CONNECT__COMMAND__COMMAND_TYPE_CHECKPOINT_COMMAND) {
+        rc = checkpoint(svc, op, sql, plan->command->checkpoint_command, &err);
+    } else if (plan && plan->op_type_case == SPARK__CONNECT__PLAN__OP_TYPE_COMMAND &&
+               plan->command->command_type_case ==
+                   SPARK__CONNECT__COMMAND__COMMAND_TYPE_REMOVE_CACHED_REMOTE_RELATION_COMMAND) {
+        const Spark__Connect__RemoveCachedRemoteRelationCommand *rm =
+            plan->command->remove_cached_remote_relation_command;
+        /* Spark's removeCachedDataFrame: an id not kept is no error */
+        if (rm && rm->relation) cs_connect_checkpoint_remove(w->sess, rm->relation->relation_id);
     } else if (plan && plan->op_type_case == SPARK__CONNECT__PLAN__OP_TYPE_COMMAND) {
         cs_sql_statement *st = NULL;
         cs_connect_plan_ctx ctx = {.arena = a, .session = sql, .err = &err};

@@ -251,6 +251,18 @@ typedef int (*cs_connect_relation_runner)(void *arg, const Spark__Connect__Relat
  * the LocalRelation of its rows, computing them first through run when it is their first use. */
 int cs_connect_persisted_use(connect_session *s, ProtobufCMessage *request,
                              cs_connect_relation_runner run, void *arg, cs_error *err);
+/* Replaces, in m (changed in place), every checkpoint's CachedRemoteRelation (and with
+ * persisted, every persisted relation) by the server's extension relation over its rows when
+ * computed, else over its own relation (no job runs: for AnalyzePlan). */
+int cs_connect_kept_mark(connect_session *s, ProtobufCMessage *m, bool persisted, cs_error *err);
+typedef struct Spark__Connect__CheckpointCommand Spark__Connect__CheckpointCommand;
+/* df.localCheckpoint(): the relation kept under a new id (id, 37 bytes), its rows computed now
+ * through run when eager; checkpoint() refused (see connect_persist.c). */
+int cs_connect_checkpoint(connect_session *s, const Spark__Connect__CheckpointCommand *cmd,
+                          const char *checkpoint_dir, cs_connect_relation_runner run, void *arg,
+                          char id[40], cs_error *err);
+/* RemoveCachedRemoteRelationCommand: forgets the checkpoint id; whether it was kept. */
+bool cs_connect_checkpoint_remove(connect_session *s, const char *id);
 void cs_connect_persisted_free(connect_session *s);
 
 /* ---- connect_config.c, connect_analyze.c (the work's thread) ---- */

@@ -21,9 +21,25 @@
  * in place of the relation, that LocalRelation (its RelationCommon kept, so columns referring to
  * the relation's plan id still resolve): the query then starts from the kept batches.
  *
- * Called by connect_analyze.c (persist, unpersist, get_storage_level) and connect_execute.c
- * (cs_connect_persisted_use before an operation is translated), on the session's work thread: a
- * session's works run one at a time, so its list needs no lock. Ownership: the session owns its
+ * Checkpoints (df.localCheckpoint(eager, storageLevel): Connect's CheckpointCommand, as Spark's
+ * handleCheckpointCommand) are entries of the same list known by an id (a UUID) instead: their
+ * rows are computed when the command runs (eager, Spark's default) or by the first action that
+ * reads them, and kept until RemoveCachedRemoteRelationCommand names the id; a plan refers to
+ * one as CachedRemoteRelation(id). df.checkpoint() (reliable, to files) is refused: without
+ * spark.checkpoint.dir as Spark refuses it (_LEGACY_ERROR_TEMP_3016), with it as not done.
+ *
+ * In a plan, a kept relation becomes the server's own relation extension (an Any whose type
+ * names what it is: KEPT_CACHED or KEPT_CHECKPOINT, whose value is a packed
+ * AnalyzePlanRequest.Persist: the storage level and the relation), which plan_local_relation.c
+ * translates into a local relation that EXPLAIN names as Spark names it (InMemoryRelation /
+ * InMemoryTableScan, LogicalRDD / Scan ExistingRDD). For a query the relation in it is the
+ * LocalRelation of the kept rows; for AnalyzePlan (explain, schema: no job runs) it is the rows
+ * when computed already, else the relation itself, whose schema alone is taken.
+ *
+ * Called by connect_analyze.c (persist, unpersist, get_storage_level, cs_connect_kept_mark) and
+ * connect_execute.c (cs_connect_persisted_use before an operation is translated, checkpoint
+ * commands), on the session's work thread: a session's works run one at a time, so its list
+ * needs no lock. Ownership: the session owns its
  * entries (cs_connect_persisted_free when it is released); a LocalRelation put into a request is
  * owned by the request (freed with it by protobuf_c_message_free_unpacked).
  */
@@ -32,13 +48,16 @@
 
 #include "common/log.h"
 #include "connect/connect_internal.h"
+#include "connect/connect_plan.h"
 #include "spark/connect/base.pb-c.h"
 #include "spark/connect/common.pb-c.h"
 #include "spark/connect/relations.pb-c.h"
+#include "google/protobuf/any.pb-c.h"
 #include "sqlexec/sql_error.h"
 
 struct connect_persisted {
-    uint8_t *key; /* the relation, packed */
+    char *relation_id; /* a checkpoint's id; NULL for a persisted relation */
+    uint8_t *key;      /* the relation, packed (a checkpoint's: as given) */
     size_t key_len;
     cs_connect_storage_level level;
     uint8_t *local; /* once computed: the packed LocalRelation of its rows */
@@ -109,7 +128,15 @@ static uint8_t *pack_relation(const Spark__Connect__Relation *rel, size_t *len)
 static connect_persisted **find(connect_session *s, const uint8_t *key, size_t len)
 {
     for (connect_persisted **p = &s->persisted; *p; p = &(*p)->next)
-        if ((*p)->key_len == len && memcmp((*p)->key, key, len) == 0) return p;
+        if (!(*p)->relation_id && (*p)->key_len == len && memcmp((*p)->key, key, len) == 0)
+            return p;
+    return NULL;
+}
+
+static connect_persisted **find_id(connect_session *s, const char *id)
+{
+    for (connect_persisted **p = &s->persisted; *p; p = &(*p)->next)
+        if ((*p)->relation_id && id && strcmp((*p)->relation_id, id) == 0) return p;
     return NULL;
 }
 
@@ -137,6 +164,7 @@ int cs_connect_persist(connect_session *s, const Spark__Connect__Relation *rel,
 
 static void entry_free(connect_persisted *e)
 {
+    free(e->relation_id);
     free(e->key);
     free(e->local);
     free(e);
@@ -178,12 +206,35 @@ void cs_connect_persisted_free(connect_session *s)
     }
 }
 
-/* Computes e's rows through the caller's runner and keeps them as a packed LocalRelation. */
-static int compute(connect_persisted *e, const Spark__Connect__Relation *rel,
-                   cs_connect_relation_runner run, void *arg, cs_error *err)
+typedef struct walk_ctx {
+    connect_session *s;
+    cs_connect_relation_runner run; /* NULL: AnalyzePlan's marking (no job) */
+    void *arg;
+    cs_error *err;
+    bool persisted;               /* persisted relations too, not only checkpoints */
+    const ProtobufCMessage *skip; /* the relation being computed itself */
+} walk_ctx;
+
+static int use_visit(void *arg, ProtobufCMessage *m, bool *descend);
+
+/* Computes e's rows through the caller's runner and keeps them as a packed LocalRelation: rel
+ * (e's relation) is run as a copy whose own kept relations are read from their rows. */
+static int compute(connect_persisted *e, const Spark__Connect__Relation *rel, walk_ctx *w)
 {
     cs_sql_result res;
-    int rc = run(arg, rel, &res, err);
+    size_t len = spark__connect__relation__get_packed_size(rel);
+    uint8_t *b = cs_xmalloc(len ? len : 1);
+    spark__connect__relation__pack(rel, b);
+    Spark__Connect__Relation *copy = spark__connect__relation__unpack(NULL, len, b);
+    free(b);
+    if (!copy) return cs_error_set(w->err, CS_ENOMEM, "cannot copy a kept relation");
+    walk_ctx inner = *w;
+    inner.persisted = true;
+    inner.skip = &copy->base;
+    int rc = cs_connect_walk(&copy->base, use_visit, &inner);
+    if (rc == 0) rc = w->run(w->arg, copy, &res, w->err);
+    protobuf_c_message_free_unpacked(&copy->base, NULL);
+    cs_error *err = w->err;
     if (rc != 0) return rc;
     cs_sbuf data = CS_SBUF_INIT;
     rc = cs_connect_result_arrow(&res, &data, err);
@@ -202,17 +253,57 @@ static int compute(connect_persisted *e, const Spark__Connect__Relation *rel,
     return rc;
 }
 
-/* rel (found persisted as e) becomes the LocalRelation of e's rows, computed first if needed. */
-static int use_one(connect_persisted *e, Spark__Connect__Relation *rel,
-                   cs_connect_relation_runner run, void *arg, cs_error *err)
+/* The relation e's rows are computed from (a new message), or NULL. */
+static Spark__Connect__Relation *source_of(const connect_persisted *e)
 {
-    if (!e->local) {
-        int rc = compute(e, rel, run, arg, err);
+    return spark__connect__relation__unpack(NULL, e->key_len, e->key);
+}
+
+/* rel (found kept as e) becomes the server's extension relation over the LocalRelation of e's
+ * rows, computed first if needed (w->run), or over its own relation when they are not and no
+ * job may run (w->run NULL: AnalyzePlan). */
+static int use_one(connect_persisted *e, Spark__Connect__Relation *rel, walk_ctx *w)
+{
+    if (!e->local && w->run) {
+        Spark__Connect__Relation *src = e->relation_id ? source_of(e) : NULL;
+        int rc = compute(e, src ? src : rel, w);
+        if (src) protobuf_c_message_free_unpacked(&src->base, NULL);
         if (rc != 0) return rc;
     }
-    Spark__Connect__LocalRelation *lr =
-        spark__connect__local_relation__unpack(NULL, e->local_len, e->local);
-    if (!lr) return cs_error_set(err, CS_ENOMEM, "cannot read a cached relation back");
+    Spark__Connect__Relation inner = SPARK__CONNECT__RELATION__INIT;
+    Spark__Connect__Relation *source = NULL;
+    Spark__Connect__LocalRelation *lr = NULL;
+    if (e->local) {
+        lr = spark__connect__local_relation__unpack(NULL, e->local_len, e->local);
+        if (!lr) return cs_error_set(w->err, CS_ENOMEM, "cannot read a cached relation back");
+        inner.rel_type_case = SPARK__CONNECT__RELATION__REL_TYPE_LOCAL_RELATION;
+        inner.local_relation = lr;
+    } else if (e->relation_id) {
+        source = source_of(e);
+        if (!source) return cs_error_set(w->err, CS_ENOMEM, "cannot read a checkpoint back");
+    }
+    Spark__Connect__StorageLevel level = SPARK__CONNECT__STORAGE_LEVEL__INIT;
+    level.use_disk = e->level.use_disk;
+    level.use_memory = e->level.use_memory;
+    level.use_off_heap = e->level.use_off_heap;
+    level.deserialized = e->level.deserialized;
+    level.replication = e->level.replication;
+    Spark__Connect__AnalyzePlanRequest__Persist kept =
+        SPARK__CONNECT__ANALYZE_PLAN_REQUEST__PERSIST__INIT;
+    kept.relation = lr ? &inner : source ? source : rel;
+    kept._storage_level_case =
+        SPARK__CONNECT__ANALYZE_PLAN_REQUEST__PERSIST___STORAGE_LEVEL_STORAGE_LEVEL;
+    kept.storage_level = &level;
+    /* freed with the request by protobuf_c_message_free_unpacked (the default allocator) */
+    Google__Protobuf__Any *any = cs_xmalloc(sizeof *any);
+    google__protobuf__any__init(any);
+    any->type_url =
+        cs_xstrdup(e->relation_id ? CS_CONNECT_KEPT_CHECKPOINT : CS_CONNECT_KEPT_CACHED);
+    any->value.len = protobuf_c_message_get_packed_size(&kept.base);
+    any->value.data = cs_xmalloc(any->value.len ? any->value.len : 1);
+    protobuf_c_message_pack(&kept.base, any->value.data);
+    if (lr) protobuf_c_message_free_unpacked(&lr->base, NULL);
+    if (source) protobuf_c_message_free_unpacked(&source->base, NULL);
     /* the relation's own message (the member of its rel_type oneof) goes; its RelationCommon
      * (the plan id) stays */
     const ProtobufCFieldDescriptor *f = protobuf_c_message_descriptor_get_field(
@@ -222,17 +313,10 @@ static int use_one(connect_persisted *e, Spark__Connect__Relation *rel,
         if (*slot) protobuf_c_message_free_unpacked(*slot, NULL);
         *slot = NULL;
     }
-    rel->rel_type_case = SPARK__CONNECT__RELATION__REL_TYPE_LOCAL_RELATION;
-    rel->local_relation = lr;
+    rel->rel_type_case = SPARK__CONNECT__RELATION__REL_TYPE_EXTENSION;
+    rel->extension = any;
     return 0;
 }
-
-typedef struct walk_ctx {
-    connect_session *s;
-    cs_connect_relation_runner run;
-    void *arg;
-    cs_error *err;
-} walk_ctx;
 
 /* The persisted relation rel is, if any. */
 static connect_persisted *match(walk_ctx *w, const Spark__Connect__Relation *rel)
@@ -244,22 +328,93 @@ static connect_persisted *match(walk_ctx *w, const Spark__Connect__Relation *rel
     return p ? *p : NULL;
 }
 
-/* A persisted relation is read from its kept rows (and not walked into). */
+/* A kept relation is read from its rows (and not walked into); a checkpoint's id not kept is
+ * Spark's InvalidPlanInput. */
 static int use_visit(void *arg, ProtobufCMessage *m, bool *descend)
 {
     walk_ctx *w = arg;
-    if (m->descriptor != &spark__connect__relation__descriptor) return 0;
+    if (m->descriptor != &spark__connect__relation__descriptor || m == w->skip) return 0;
     Spark__Connect__Relation *rel = (Spark__Connect__Relation *)m;
-    connect_persisted *e = match(w, rel);
+    connect_persisted *e = NULL;
+    if (rel->rel_type_case == SPARK__CONNECT__RELATION__REL_TYPE_CACHED_REMOTE_RELATION) {
+        const char *id =
+            rel->cached_remote_relation ? rel->cached_remote_relation->relation_id : NULL;
+        connect_persisted **p = find_id(w->s, id);
+        if (!p)
+            return cs_sql_error_set(w->err, CS_EINVAL, "INTERNAL_ERROR", "XX000",
+                                    "No DataFrame with id %s is found in the session %s",
+                                    id ? id : "", w->s->session_id);
+        e = *p;
+    } else if (w->persisted && w->s->persisted) {
+        e = match(w, rel);
+    }
     if (!e) return 0;
     *descend = false;
-    return use_one(e, rel, w->run, w->arg, w->err);
+    return use_one(e, rel, w);
 }
 
 int cs_connect_persisted_use(connect_session *s, ProtobufCMessage *request,
                              cs_connect_relation_runner run, void *arg, cs_error *err)
 {
-    if (!s->persisted) return 0;
-    walk_ctx w = {s, run, arg, err};
+    walk_ctx w = {s, run, arg, err, true, NULL};
     return cs_connect_walk(request, use_visit, &w);
+}
+
+int cs_connect_kept_mark(connect_session *s, ProtobufCMessage *m, bool persisted, cs_error *err)
+{
+    walk_ctx w = {s, NULL, NULL, err, persisted, NULL};
+    return cs_connect_walk(m, use_visit, &w);
+}
+
+int cs_connect_checkpoint(connect_session *s, const Spark__Connect__CheckpointCommand *cmd,
+                          const char *checkpoint_dir, cs_connect_relation_runner run, void *arg,
+                          char id[40], cs_error *err)
+{
+    if (!cmd->relation)
+        return cs_sql_error_set(err, CS_EINVAL, "INTERNAL_ERROR", "XX000",
+                                "CheckpointCommand needs a relation.");
+    if (!cmd->local) { /* RDD.checkpoint: files under the context's checkpoint directory */
+        if (!checkpoint_dir || !checkpoint_dir[0])
+            return cs_sql_error_set(err, CS_EINVAL, "_LEGACY_ERROR_TEMP_3016", "",
+                                    "Checkpoint directory has not been set in the SparkContext");
+        return cs_sql_error_set(err, CS_EUNSUPPORTED, "UNSUPPORTED_FEATURE", "0A000",
+                                "The feature is not supported: DataFrame.checkpoint() to "
+                                "spark.checkpoint.dir (localCheckpoint() is).");
+    }
+    connect_persisted *e = cs_xcalloc(1, sizeof *e);
+    /* Dataset.localCheckpoint's level: the one asked, else MEMORY_AND_DISK */
+    e->level = (cs_connect_storage_level){true, true, false, true, 1};
+    if (cmd->_storage_level_case && cmd->storage_level) {
+        const Spark__Connect__StorageLevel *l = cmd->storage_level;
+        e->level = (cs_connect_storage_level){l->use_disk, l->use_memory, l->use_off_heap,
+                                              l->deserialized, l->replication};
+    }
+    e->key_len = spark__connect__relation__get_packed_size(cmd->relation);
+    e->key = cs_xmalloc(e->key_len ? e->key_len : 1);
+    spark__connect__relation__pack(cmd->relation, e->key);
+    cs_connect_uuid(id);
+    e->relation_id = cs_xstrdup(id);
+    if (cmd->eager) {
+        walk_ctx w = {s, run, arg, err, true, NULL};
+        int rc = compute(e, cmd->relation, &w);
+        if (rc != 0) {
+            entry_free(e);
+            return rc;
+        }
+    }
+    e->next = s->persisted;
+    s->persisted = e;
+    CS_INFO("connect", "event=checkpoint session=%s id=%s eager=%d rows=%lld", s->session_id, id,
+            (int)cmd->eager, (long long)e->rows);
+    return 0;
+}
+
+bool cs_connect_checkpoint_remove(connect_session *s, const char *id)
+{
+    connect_persisted **p = find_id(s, id);
+    if (!p) return false;
+    connect_persisted *e = *p;
+    *p = e->next;
+    entry_free(e);
+    return true;
 }

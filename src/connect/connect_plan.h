@@ -43,6 +43,15 @@ typedef struct cs_connect_plan_ctx {
     cs_error *err;           /* filled on failure */
 } cs_connect_plan_ctx;
 
+/* The server's own relation extensions (Relation.extension, an Any of these type names whose
+ * value is a packed AnalyzePlanRequest.Persist: a storage level and a relation), which the
+ * server puts in place of the relations it keeps rows for (connect_persist.c): a persisted
+ * DataFrame (Spark's InMemoryRelation) and a checkpointed one (Spark's LogicalRDD). Translated
+ * into a local relation of the rows (when the relation in it is a LocalRelation) or, without
+ * them, of its schema alone (AnalyzePlan: no job runs), which EXPLAIN names as Spark does. */
+#define CS_CONNECT_KEPT_CACHED "type.cspark/InMemoryRelation"
+#define CS_CONNECT_KEPT_CHECKPOINT "type.cspark/LogicalRDD"
+
 /* One relation (with its inputs) as an unresolved plan. 0 and *out, or a negative code with
  * ctx->err set. The `sql` relation (query text with positional or named arguments) is parsed
  * here too, so that a DataFrame built on spark.sql(...) is one tree. */
@@ -57,8 +66,8 @@ int cs_connect_plan_expression(cs_connect_plan_ctx *ctx, const Spark__Connect__E
 /* A command as a statement the session runs (cs_sql_session_run_statement): sql_command
  * (its text parsed, with its arguments), write_operation (DataFrameWriter),
  * create_dataframe_view (createOrReplaceTempView). 0 and *out, or a negative code with
- * ctx->err set; commands the server handles itself (streaming, ML, checkpoint) are refused
- * with Spark's UNSUPPORTED class. */
+ * ctx->err set; commands the server handles itself (checkpoint) and those cspark does not run
+ * (streaming, ML) are refused with Spark's UNSUPPORTED class. */
 int cs_connect_plan_command(cs_connect_plan_ctx *ctx, const Spark__Connect__Command *cmd,
                             cs_sql_statement **out);
 

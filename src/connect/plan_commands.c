@@ -29,10 +29,10 @@
  *                          temporary function `name` (CREATE_FUNCTION), which SQL calls; a
  *                          Java UDF or UDAF (registerJavaFunction / registerJavaUDAF) is
  *                          refused as Spark refuses a class it cannot load.
- *   write_operation_v2     df.writeTo(t).create() (plan_write_v2.c).
- * Refused with UNSUPPORTED_FEATURE: writeTo's other modes, streaming commands, table function /
- * data source registration, ML, checkpoint, resource profiles, MERGE INTO, external commands,
- * extensions.
+ *   write_operation_v2     df.writeTo(t) (plan_write_v2.c).
+ * The server runs checkpoint and remove_cached_remote_relation itself (connect_persist.c).
+ * Refused with UNSUPPORTED_FEATURE: streaming commands, table function / data source
+ * registration, ML, resource profiles, MERGE INTO, external commands, extensions.
  *
  * Called by the Spark Connect server. Ownership: statements and plans in ctx->arena.
  */

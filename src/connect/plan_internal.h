@@ -14,6 +14,7 @@
  *                          withColumnsRenamed, drop, dropDuplicates, na.fill / drop / replace,
  *                          describe / summary): the input is analyzed for its output names
  *   plan_to_schema.c       DataFrame.to(schema): columns and nested struct fields by name
+ *   plan_transpose.c       DataFrame.transpose: the collected rows transposed
  *   plan_freq_items.c      df.stat.freqItems: each column's frequent values
  *   plan_expressions.c     expressions
  *   plan_update_fields.c   Column.withField / dropFields: the struct rebuilt from its type
@@ -105,6 +106,10 @@ int cs_cp_write_operation_v2(cs_cp *c, const Spark__Connect__WriteOperationV2 *w
                              cs_sql_statement **out);
 int cs_cp_with_relations(cs_cp *c, const Spark__Connect__WithRelations *w, cs_logical_plan **out);
 int cs_cp_local_relation(cs_cp *c, const Spark__Connect__LocalRelation *r, cs_logical_plan **out);
+/* The server's extension relations (connect_plan.h's CS_CONNECT_KEPT_*), else
+ * UNSUPPORTED_FEATURE (plan_local_relation.c). */
+typedef struct Google__Protobuf__Any Google__Protobuf__Any;
+int cs_cp_kept_relation(cs_cp *c, const Google__Protobuf__Any *x, cs_logical_plan **out);
 int cs_cp_with_columns(cs_cp *c, const Spark__Connect__WithColumns *w, cs_logical_plan **out);
 int cs_cp_with_columns_renamed(cs_cp *c, const Spark__Connect__WithColumnsRenamed *w,
                                cs_logical_plan **out);
@@ -128,6 +133,8 @@ int cs_cp_sample_by(cs_cp *c, const Spark__Connect__StatSampleBy *s, cs_logical_
 int cs_cp_pivot(cs_cp *c, cs_logical_plan *in, cs_sql_expr **groups, int ng, cs_sql_expr *col,
                 Spark__Connect__Expression__Literal **values, size_t n_values, cs_sql_expr **aggs,
                 int na, cs_logical_plan **out);
+/* DataFrame.transpose(indexColumn): a job collects the rows (plan_transpose.c) */
+int cs_cp_transpose(cs_cp *c, const Spark__Connect__Transpose *t, cs_logical_plan **out);
 /* DataFrame.to(schema): columns and nested fields by name, up-cast (plan_to_schema.c) */
 int cs_cp_to_schema(cs_cp *c, const Spark__Connect__ToSchema *t, cs_logical_plan **out);
 int cs_cp_unpivot(cs_cp *c, const Spark__Connect__Unpivot *u, cs_logical_plan **out);

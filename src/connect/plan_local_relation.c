@@ -11,14 +11,24 @@
  *           differs is cast to the schema's (Spark's Dataset.to(schema) over the batches).
  *           Without data it is an empty relation of that schema.
  *
+ * The server's own extension relations (connect_plan.h's CS_CONNECT_KEPT_CACHED /
+ * CS_CONNECT_KEPT_CHECKPOINT, put in place of a persisted or checkpointed DataFrame by
+ * connect_persist.c) become the local relation of their rows, or of their relation's schema
+ * alone when the rows are not computed (AnalyzePlan), marked for EXPLAIN as Spark's
+ * InMemoryRelation (with the storage level's text) or LogicalRDD.
+ *
  * Called by plan_relations.c. Ownership: batches and types are kept by the arena; the message's
  * bytes are only read during the call.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "common/strutil.h"
 #include "connect/plan_internal.h"
 #include "formats/arrow_ipc.h"
+#include "google/protobuf/any.pb-c.h"
+#include "spark/connect/base.pb-c.h"
 #include "sql/sql_parser.h"
 
 /* ---- the relation ---- */
@@ -120,4 +130,72 @@ int cs_cp_local_relation(cs_cp *c, const Spark__Connect__LocalRelation *r, cs_lo
     }
     *out = proj;
     return 0;
+}
+
+/* Spark's StorageLevel.toString: "StorageLevel(disk, memory, deserialized, 1 replicas)". */
+static const char *storage_level_text(cs_cp *c, const Spark__Connect__StorageLevel *l)
+{
+    cs_sbuf b = CS_SBUF_INIT;
+    cs_sbuf_puts(&b, "StorageLevel(");
+    if (l && l->use_disk) cs_sbuf_puts(&b, "disk, ");
+    if (l && l->use_memory) cs_sbuf_puts(&b, "memory, ");
+    if (l && l->use_off_heap) cs_sbuf_puts(&b, "offheap, ");
+    if (l && l->deserialized) cs_sbuf_puts(&b, "deserialized, ");
+    cs_sbuf_printf(&b, "%d replicas)", l ? (int)l->replication : 1);
+    const char *out = cs_sql_strdup(c->a, cs_sbuf_str(&b));
+    cs_sbuf_free(&b);
+    return out;
+}
+
+/* The relation's columns as a struct type (kept by the arena): analyzed, no job runs. */
+static int schema_of(cs_cp *c, const Spark__Connect__Relation *rel, cs_col_type **out)
+{
+    cs_logical_plan *src, *resolved;
+    int rc = cs_cp_relation(c, rel, &src);
+    if (rc == 0) rc = cs_cp_input_columns(c, src, &resolved);
+    if (rc) return rc;
+    cs_col_field *f = cs_xcalloc((size_t)resolved->n_output + 1, sizeof *f);
+    for (int i = 0; i < resolved->n_output; i++) {
+        f[i].name = (char *)resolved->output[i]->name;
+        f[i].type = cs_col_type_ref(resolved->output[i]->type);
+        f[i].nullable = resolved->output[i]->nullable;
+    }
+    *out = cs_sql_arena_keep_type(c->a, cs_col_type_struct(f, resolved->n_output));
+    free(f);
+    return 0;
+}
+
+int cs_cp_kept_relation(cs_cp *c, const Google__Protobuf__Any *x, cs_logical_plan **out)
+{
+    const char *type = x && x->type_url ? x->type_url : "";
+    bool cached = strcmp(type, CS_CONNECT_KEPT_CACHED) == 0;
+    if (!cached && strcmp(type, CS_CONNECT_KEPT_CHECKPOINT) != 0)
+        return cs_cp_unsupported(c, "Spark Connect relation extensions");
+    Spark__Connect__AnalyzePlanRequest__Persist *k =
+        (Spark__Connect__AnalyzePlanRequest__Persist *)protobuf_c_message_unpack(
+            &spark__connect__analyze_plan_request__persist__descriptor, NULL, x->value.len,
+            x->value.data);
+    if (!k || !k->relation) {
+        if (k) protobuf_c_message_free_unpacked(&k->base, NULL);
+        return cs_cp_invalid(c, "a kept relation without its relation");
+    }
+    cs_logical_plan *p = NULL;
+    int rc = 0;
+    if (k->relation->rel_type_case == SPARK__CONNECT__RELATION__REL_TYPE_LOCAL_RELATION) {
+        rc = cs_cp_local_relation(c, k->relation->local_relation, &p);
+    } else {
+        cs_col_type *schema = NULL;
+        rc = schema_of(c, k->relation, &schema);
+        if (rc == 0) {
+            p = cs_logical_plan_new(c->a, CS_LP_LOCAL_RELATION, 0);
+            p->declared_schema = schema;
+        }
+    }
+    if (rc == 0 && p->kind == CS_LP_LOCAL_RELATION) {
+        p->local_origin = cached ? CS_LOCAL_CACHED : CS_LOCAL_CHECKPOINT;
+        p->local_note = cached ? storage_level_text(c, k->storage_level) : "false";
+    }
+    protobuf_c_message_free_unpacked(&k->base, NULL);
+    if (rc == 0) *out = p;
+    return rc;
 }

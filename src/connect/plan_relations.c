@@ -30,12 +30,12 @@
  *   map_partitions       MapInPandas / MapInArrow (mapInPandas, mapInArrow)
  *   co_group_map         FlatMapCoGroupsInPandas / InArrow (cogroup().applyInPandas, applyInArrow)
  *   unresolved_table_valued_function   the table-valued function in FROM (spark.tvf)
- * Refused with UNSUPPORTED_FEATURE, naming the kind: tail, transpose,
+ * Refused with UNSUPPORTED_FEATURE, naming the kind: tail,
  * streaming reads, multi-path and JDBC reads, user
  * function relations (apply_in_pandas_with_state,
  * Python table functions and data sources), cached local/remote relations, crosstab,
  * approxQuantile, sampleBy, catalog relations (the server answers those), ML,
- * extensions.
+ * extensions other than the server's own (cs_cp_kept_relation). transpose: plan_transpose.c.
  *
  * Plan ids: see cs_cp in plan_internal.h.
  *
@@ -565,7 +565,7 @@ static int relation(cs_cp *c, const Spark__Connect__Relation *r, cs_logical_plan
     case SPARK__CONNECT__RELATION__REL_TYPE_UNPIVOT:
         return cs_cp_unpivot(c, r->unpivot, out);
     case SPARK__CONNECT__RELATION__REL_TYPE_TRANSPOSE:
-        return cs_cp_unsupported(c, "transpose");
+        return cs_cp_transpose(c, r->transpose, out);
     case SPARK__CONNECT__RELATION__REL_TYPE_SHOW_STRING:
     case SPARK__CONNECT__RELATION__REL_TYPE_HTML_STRING:
         return cs_cp_unsupported(c, "show strings rendered by the server");
@@ -633,7 +633,7 @@ static int relation(cs_cp *c, const Spark__Connect__Relation *r, cs_logical_plan
     case SPARK__CONNECT__RELATION__REL_TYPE_ML_RELATION:
         return cs_cp_unsupported(c, "Spark ML relations");
     case SPARK__CONNECT__RELATION__REL_TYPE_EXTENSION:
-        return cs_cp_unsupported(c, "Spark Connect relation extensions");
+        return cs_cp_kept_relation(c, r->extension, out);
     case SPARK__CONNECT__RELATION__REL_TYPE__NOT_SET:
         return cs_cp_invalid(c, "Expected Relation to be set, but is empty.");
     default:

@@ -141,6 +141,8 @@ static cs_logical_plan *relation_of_table(cs_an_ctx *c, cs_catalog_table *t, con
     p->resolved = true;
     if (t->cached) { /* a cached table: its kept rows, as Spark's InMemoryRelation */
         p->kind = CS_LP_LOCAL_RELATION;
+        p->local_origin = CS_LOCAL_CACHED;
+        p->local_note = "StorageLevel(disk, memory, deserialized, 1 replicas)"; /* its level */
         p->table = NULL;
         p->n_batches = t->n_cached_batches;
         p->batches = cs_sql_alloc(c->a, sizeof *p->batches * (size_t)(p->n_batches + 1));

@@ -67,6 +67,22 @@ typedef enum cs_plan_kind {
                                   both); output: the UDF's struct fields */
 } cs_plan_kind;
 
+/* What a LOCAL_RELATION's rows are, for EXPLAIN (Spark's node names): local rows (LocalRelation
+ * / LocalTableScan), a cached plan's kept rows (InMemoryRelation / InMemoryTableScan), a
+ * checkpointed Dataset's rows (LogicalRDD / Scan ExistingRDD). The last two are not folded nor
+ * found empty as local rows are: Spark's rules that do so match its LocalRelation only. */
+typedef enum cs_local_origin {
+    CS_LOCAL_ROWS = 0,
+    CS_LOCAL_CACHED,
+    CS_LOCAL_CHECKPOINT
+} cs_local_origin;
+
+/* Spark's logical node name of a LOCAL_RELATION of origin o. */
+static inline const char *cs_local_origin_name(cs_local_origin o)
+{
+    return o == CS_LOCAL_CACHED ? "InMemoryRelation" : o ? "LogicalRDD" : "LocalRelation";
+}
+
 typedef enum cs_join_type {
     CS_JOIN_INNER,
     CS_JOIN_LEFT_OUTER,
@@ -186,6 +202,10 @@ struct cs_logical_plan {
     int n_batches;
     cs_col_batch **batches;
     int n_rows, n_cols; /* unresolved VALUES: exprs[row * n_cols + col] */
+    cs_local_origin local_origin;
+    /* EXPLAIN's text after the columns: a cached plan's storage level ("StorageLevel(disk,
+     * memory, deserialized, 1 replicas)"), a checkpoint's isStreaming ("false") */
+    const char *local_note;
 
     /* RANGE */
     int64_t range_start, range_end, range_step;

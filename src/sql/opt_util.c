@@ -270,7 +270,7 @@ cs_logical_plan *cs_opt_empty_relation(cs_opt_ctx *c, const cs_logical_plan *p)
 
 bool cs_opt_is_empty_relation(const cs_logical_plan *p)
 {
-    if (p->kind != CS_LP_LOCAL_RELATION) return false;
+    if (p->kind != CS_LP_LOCAL_RELATION || p->local_origin != CS_LOCAL_ROWS) return false;
     if (p->n_rows > 0) return false;
     for (int i = 0; i < p->n_batches; i++)
         if (p->batches[i] && p->batches[i]->num_rows > 0) return false;

@@ -839,8 +839,9 @@ static void node_out(const cs_logical_plan *p, cs_sbuf *out)
         cs_sbuf_printf(out, "] %s", p->table && p->table->format ? p->table->format : "");
         return;
     case CS_LP_LOCAL_RELATION:
-        cs_sbuf_puts(out, "LocalRelation ");
+        cs_sbuf_printf(out, "%s ", cs_local_origin_name(p->local_origin));
         list_out(p->output, p->n_output, out);
+        if (p->local_note) cs_sbuf_printf(out, ", %s", p->local_note);
         return;
     case CS_LP_RANGE:
         cs_sbuf_printf(out, "Range (%" PRId64 ", %" PRId64 ", step=%" PRId64 ")", p->range_start,

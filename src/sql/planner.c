@@ -597,6 +597,8 @@ static int values_batches(cs_pl_ctx *c, const cs_logical_plan *p, cs_phys_node *
 static int plan_local(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out)
 {
     cs_phys_node *n = cs_pl_node(c, CS_PH_LOCAL, p->output, p->n_output, 0);
+    n->local_origin = (int)p->local_origin;
+    if (p->local_origin == CS_LOCAL_CACHED) n->storage_level = cs_xstrdup(p->local_note);
     if (p->kind == CS_LP_ONE_ROW) {
         cs_col_batch *b = cs_col_batch_new(cs_col_type_struct(NULL, 0), NULL, 0, 1, c->err);
         if (!b) {
@@ -640,7 +642,7 @@ static void local_folded(cs_pl_ctx *c, const cs_logical_plan *p)
     const cs_logical_plan *ch = p->children[0];
     while (ch->kind == CS_LP_PROJECT || ch->kind == CS_LP_SUBQUERY_ALIAS) /* pruning's */
         ch = ch->children[0];
-    if (ch->kind != CS_LP_LOCAL_RELATION) return;
+    if (ch->kind != CS_LP_LOCAL_RELATION || ch->local_origin != CS_LOCAL_ROWS) return;
     cs_sql_expr *const *lists[2] = {p->kind == CS_LP_FILTER ? &p->condition : p->exprs,
                                     p->kind == CS_LP_AGGREGATE ? p->group_by : NULL};
     int ns[2] = {p->kind == CS_LP_FILTER ? 1 : p->n_exprs,

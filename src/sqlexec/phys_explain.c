@@ -409,8 +409,8 @@ static void args(const cs_phys_node *n, const cs_phys_node *parent, cs_sbuf *out
         file_scan(n, out);
         return;
     case CS_PH_LOCAL:
-        cs_sbuf_puts(out, " [");
-        names(n->schema, ", ", out);
+        cs_sbuf_puts(out, n->local_origin == 2 ? "[" : " [");
+        names(n->schema, n->local_origin == 2 ? "," : ", ", out);
         cs_sbuf_putc(out, ']');
         return;
     case CS_PH_RANGE:
@@ -629,6 +629,11 @@ static void explain_node(const cs_phys_node *n, const cs_phys_node *parent, cs_s
     cs_sbuf_putc(out, '\n');
     size_t keep = prefix->len;
     if (!root) cs_sbuf_puts(prefix, last ? "   " : ":  ");
+    if (n->kind == CS_PH_LOCAL && n->local_origin == 1) { /* the cached relation it reads */
+        cs_sbuf_printf(out, "%s+- InMemoryRelation [", cs_sbuf_str(prefix));
+        names(n->schema, ", ", out);
+        cs_sbuf_printf(out, "], %s\n", n->storage_level ? n->storage_level : "");
+    }
     for (int i = 0; i < n->n_children; i++)
         if (n->children[i])
             explain_node(n->children[i], n, out, prefix, i == n->n_children - 1, false, depth + 1);

@@ -58,6 +58,7 @@ void cs_phys_free(cs_phys_node *n)
     if (n->schema) cs_col_type_unref(n->schema);
 
     free(n->format);
+    free(n->storage_level);
     free_strings(n->option_keys, n->n_options);
     free_strings(n->option_values, n->n_options);
     if (n->data_schema) cs_col_type_unref(n->data_schema);
@@ -121,8 +122,10 @@ const char *cs_phys_node_name(const cs_phys_node *n)
     switch (n->kind) {
     case CS_PH_FILE_SCAN:
         return "FileScan";
-    case CS_PH_LOCAL:
-        return "LocalTableScan";
+    case CS_PH_LOCAL: /* by sql/logical_plan.h's cs_local_origin */
+        return n->local_origin == 1   ? "InMemoryTableScan"
+               : n->local_origin == 2 ? "Scan ExistingRDD"
+                                      : "LocalTableScan";
     case CS_PH_RANGE:
         return "Range";
     case CS_PH_SHUFFLE_READ:

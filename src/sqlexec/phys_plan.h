@@ -136,6 +136,11 @@ struct cs_phys_node {
      * into (0: one) */
     int n_batches;
     cs_col_batch **batches;
+    /* LOCAL: what the rows are (sql/logical_plan.h's cs_local_origin), for EXPLAIN only
+     * (not sent to executors): LocalTableScan, InMemoryTableScan over an InMemoryRelation of
+     * storage_level (owned), Scan ExistingRDD */
+    int local_origin;
+    char *storage_level;
 
     /* RANGE */
     int64_t range_start, range_end, range_step;

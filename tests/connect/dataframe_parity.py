@@ -11,8 +11,8 @@ nested_duplicate_field_names, struct_sort_keys, cluster_by_recorded,
 save_as_table_overwrites_managed_folder, qualified_star_over_using_join,
 distributed_sequence_id_numbers_rows, coalesce_merges_partitions, local_relation_slices,
 partitioning_hints, sample_fraction_checked, sample_keeps_seeded_rows,
-sample_with_replacement_repeats_rows, random_split_sorts_partitions and
-write_to_creates_table. Tables go to the
+sample_with_replacement_repeats_rows, random_split_sorts_partitions,
+write_to_creates_table and write_to_existing_table_refused. Tables go to the
 server's spark-warehouse (the wrappers start it in a scratch directory); files to SCRATCH_DIR.
 
 Exits 1 naming the first check that fails.
@@ -355,5 +355,45 @@ spark.sql("DROP TABLE write_to_t")
 spark.range(5).writeTo("write_to_t").create()
 check(spark.table("write_to_t").count() == 5, "writeTo().create() with the default provider")
 spark.sql("DROP TABLE write_to_t")
+
+# write_to_existing_table_refused: append() / overwrite(cond) / overwritePartitions() into a
+# missing table are TABLE_OR_VIEW_NOT_FOUND (test_table_overwrite); into a table of the session
+# catalog (a v1 table) _LEGACY_ERROR_TEMP_1012, into a temporary view _LEGACY_ERROR_TEMP_1007;
+# replace() / createOrReplace() are REPLACE TABLE AS SELECT, which the session catalog refuses
+wdf = spark.createDataFrame([(1, "a"), (2, "b")], "id int, v string")
+spark.sql("DROP TABLE IF EXISTS write_to_t")
+for name, write in [("append", lambda w: w.append()),
+                    ("overwrite", lambda w: w.overwrite(F.lit(True))),
+                    ("overwritePartitions", lambda w: w.overwritePartitions())]:
+    check(condition_of(lambda: write(wdf.writeTo("write_to_t"))) == "TABLE_OR_VIEW_NOT_FOUND",
+          "writeTo().%s() into a missing table" % name)
+wdf.writeTo("write_to_t").create()
+spark.createDataFrame([(1,)], "x int").createOrReplaceTempView("write_to_v")
+for name, write in [("append", lambda w: w.append()),
+                    ("overwrite", lambda w: w.overwrite(F.col("id") == 1)),
+                    ("overwritePartitions", lambda w: w.overwritePartitions())]:
+    try:
+        write(wdf.writeTo("write_to_t"))
+        check(False, "writeTo().%s() into a v1 table was not refused" % name)
+    except AnalysisException as e:
+        check(e.getCondition() == "_LEGACY_ERROR_TEMP_1012" and
+              "Cannot write into v1 table: `spark_catalog`.`default`.`write_to_t`." in str(e),
+              "writeTo().%s() into a v1 table: %s" % (name, e))
+    try:
+        write(wdf.writeTo("write_to_v"))
+        check(False, "writeTo().%s() into a temporary view was not refused" % name)
+    except AnalysisException as e:
+        check(e.getCondition() == "_LEGACY_ERROR_TEMP_1007" and
+              "Cannot write into temp view write_to_v as it's not a data source v2 relation."
+              in str(e), "writeTo().%s() into a temporary view: %s" % (name, e))
+for name, write in [("replace", lambda w: w.replace()),
+                    ("createOrReplace", lambda w: w.createOrReplace())]:
+    check(condition_of(lambda: write(wdf.writeTo("write_to_t")))
+          == "UNSUPPORTED_FEATURE.TABLE_OPERATION", "writeTo().%s() over a table" % name)
+check(sorted(tuple(r) for r in spark.table("write_to_t").collect()) == [(1, "a"), (2, "b")],
+      "the refused writes left the table as it was")
+spark.sql("DROP TABLE write_to_t")
+check(condition_of(lambda: wdf.writeTo("write_to_t").replace())
+      == "UNSUPPORTED_FEATURE.TABLE_OPERATION", "writeTo().replace() of a missing table")
 
 print("PASS dataframe_parity")
