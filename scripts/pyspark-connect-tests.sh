@@ -95,7 +95,7 @@ server_pid=""
 cleanup() {
   if [ -n "$server_pid" ]; then
     kill "$server_pid" 2>/dev/null
-    wait "$server_pid" 2>/dev/null
+    wait "$server_pid" 2>/dev/null || true # its TERM status is not the run's
   fi
   rm -rf "$T"
 }
