@@ -64,20 +64,6 @@ int cs_connect_relation_plan(cs_sql_session *sql, cs_sql_arena *a,
     return cs_connect_plan_relation(&ctx, rel, out);
 }
 
-/* The output of a resolved plan as a struct type (a new reference). */
-static cs_col_type *plan_schema(const cs_logical_plan *p)
-{
-    cs_col_field *f = cs_xcalloc((size_t)p->n_output + 1, sizeof *f);
-    for (int i = 0; i < p->n_output; i++) {
-        f[i].name = (char *)(p->output[i]->name ? p->output[i]->name : "");
-        f[i].type = cs_col_type_ref(p->output[i]->type);
-        f[i].nullable = p->output[i]->nullable;
-    }
-    cs_col_type *t = cs_col_type_struct(f, p->n_output);
-    free(f);
-    return t;
-}
-
 /* The resolved plan of a Plan message's root relation. */
 static int resolve(cs_sql_session *sql, cs_sql_arena *a, const Spark__Connect__Plan *plan,
                    cs_logical_plan **resolved, cs_error *err)
@@ -219,7 +205,7 @@ void cs_connect_analyze_run(cs_connect_service *svc, connect_work *w)
     case SPARK__CONNECT__ANALYZE_PLAN_REQUEST__ANALYZE_SCHEMA:
         rc = resolve(sql, a, req->schema->plan, &resolved, &err);
         if (rc != 0) break;
-        schema = plan_schema(resolved);
+        schema = cs_connect_plan_schema(resolved);
         r_schema.schema = dt = cs_connect_data_type(schema);
         resp.result_case = SPARK__CONNECT__ANALYZE_PLAN_RESPONSE__RESULT_SCHEMA;
         resp.schema = &r_schema;
@@ -233,7 +219,7 @@ void cs_connect_analyze_run(cs_connect_service *svc, connect_work *w)
     case SPARK__CONNECT__ANALYZE_PLAN_REQUEST__ANALYZE_TREE_STRING:
         rc = resolve(sql, a, req->tree_string->plan, &resolved, &err);
         if (rc != 0) break;
-        schema = plan_schema(resolved);
+        schema = cs_connect_plan_schema(resolved);
         cs_col_type_tree_string(
             schema,
             req->tree_string->_level_case ==

@@ -71,4 +71,8 @@ int cs_connect_plan_expression(cs_connect_plan_ctx *ctx, const Spark__Connect__E
 int cs_connect_plan_command(cs_connect_plan_ctx *ctx, const Spark__Connect__Command *cmd,
                             cs_sql_statement **out);
 
+/* The output of a resolved plan as a struct type (a new reference): its columns' names ("" for
+ * none), types and nullability, as Spark's schema of the DataFrame. */
+cs_col_type *cs_connect_plan_schema(const cs_logical_plan *resolved);
+
 #endif /* CSPARK_CONNECT_CONNECT_PLAN_H */

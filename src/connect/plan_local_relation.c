@@ -21,7 +21,6 @@
  * bytes are only read during the call.
  */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "common/strutil.h"
@@ -154,14 +153,7 @@ static int schema_of(cs_cp *c, const Spark__Connect__Relation *rel, cs_col_type 
     int rc = cs_cp_relation(c, rel, &src);
     if (rc == 0) rc = cs_cp_input_columns(c, src, &resolved);
     if (rc) return rc;
-    cs_col_field *f = cs_xcalloc((size_t)resolved->n_output + 1, sizeof *f);
-    for (int i = 0; i < resolved->n_output; i++) {
-        f[i].name = (char *)resolved->output[i]->name;
-        f[i].type = cs_col_type_ref(resolved->output[i]->type);
-        f[i].nullable = resolved->output[i]->nullable;
-    }
-    *out = cs_sql_arena_keep_type(c->a, cs_col_type_struct(f, resolved->n_output));
-    free(f);
+    *out = cs_sql_arena_keep_type(c->a, cs_connect_plan_schema(resolved));
     return 0;
 }
 

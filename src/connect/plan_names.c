@@ -13,6 +13,7 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "connect/plan_internal.h"
@@ -207,4 +208,17 @@ int cs_cp_input_columns(cs_cp *c, const cs_logical_plan *input, cs_logical_plan 
         return cs_cp_invalid(c, "a relation built from its input's columns needs a session");
     int rc = cs_sql_session_analyze(c->ctx->session, c->a, input, resolved, c->err);
     return rc < 0 ? rc : (rc ? CS_EINVAL : 0);
+}
+
+cs_col_type *cs_connect_plan_schema(const cs_logical_plan *p)
+{
+    cs_col_field *f = cs_xcalloc((size_t)p->n_output + 1, sizeof *f);
+    for (int i = 0; i < p->n_output; i++) {
+        f[i].name = (char *)(p->output[i]->name ? p->output[i]->name : "");
+        f[i].type = cs_col_type_ref(p->output[i]->type);
+        f[i].nullable = p->output[i]->nullable;
+    }
+    cs_col_type *t = cs_col_type_struct(f, p->n_output);
+    free(f);
+    return t;
 }
