@@ -663,6 +663,12 @@ static int fields_from(decoder *d, const Cspark__SqlPlanNode *pb, cs_phys_node *
         n->py_safe_cast = pb->py_safe_cast;
         n->py_columns_by_name = pb->py_columns_by_name;
         n->py_faulthandler = pb->py_faulthandler;
+        if (pb->py_eval_type == 202) { /* AggregateInPandas: its grouping keys */
+            if (ordinals_ok(d, "a grouping key", pb->group_keys, pb->n_group_keys, 0, in))
+                return CS_EPROTO;
+            n->n_group_keys = (int)pb->n_group_keys;
+            n->group_keys = ints_from(pb->group_keys, pb->n_group_keys);
+        }
         n->py_udfs = cs_xcalloc(pb->n_py_udfs + 1, sizeof *n->py_udfs);
         for (size_t i = 0; i < pb->n_py_udfs; i++) {
             const Cspark__SqlPythonUdf *u = pb->py_udfs[i];

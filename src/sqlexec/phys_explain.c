@@ -498,8 +498,9 @@ static void args(const cs_phys_node *n, const cs_phys_node *parent, cs_sbuf *out
         cs_sbuf_putc(out, ']');
         return;
     case CS_PH_PYTHON_EVAL: { /* the UDFs' result columns (named after their calls) */
-        bool own = n->py_eval_type == 201 || n->py_eval_type == 205 || n->py_eval_type == 206 ||
-                   n->py_eval_type == 207 || n->py_eval_type == 209 || n->py_eval_type == 210;
+        bool own = n->py_eval_type == 201 || n->py_eval_type == 202 || n->py_eval_type == 205 ||
+                   n->py_eval_type == 206 || n->py_eval_type == 207 || n->py_eval_type == 209 ||
+                   n->py_eval_type == 210;
         int base = own ? 0 : (in ? in->n_fields : 0);
         cs_sbuf_puts(out, " [");
         for (int i = base; n->schema && i < n->schema->n_fields; i++)

@@ -159,6 +159,8 @@ const char *cs_phys_node_name(const cs_phys_node *n)
             return "BatchEvalPython";
         case 201:
             return "FlatMapGroupsInPandas";
+        case 202:
+            return "AggregateInPandas";
         case 209:
             return "FlatMapGroupsInArrow";
         case 205:

@@ -3,7 +3,8 @@
  * (python_worker.h): ArrowEvalPython for scalar UDFs (op_python_eval.c; Spark's
  * ArrowEvalPythonExec / BatchEvalPythonExec), FlatMapGroupsInPandas for applyInPandas and
  * MapInPandas / MapInArrow for mapInPandas / mapInArrow, FlatMapCoGroupsInPandas for
- * cogroup().applyInPandas (op_python_group_map.c).
+ * cogroup().applyInPandas (op_python_group_map.c), AggregateInPandas for grouped-aggregate pandas
+ * UDFs (op_python_aggregate.c).
  *
  * Built by phys_build.c from a PYTHON_EVAL node (phys_plan.h), which the planner (src/sql)
  * puts under a Project or Filter that calls Python UDFs, as Spark's ExtractPythonUDFs does, or
@@ -78,5 +79,14 @@ cs_sql_op *cs_sql_op_python_cogroup(cs_sql_op *left, cs_sql_op *right, const cs_
  * schema (a struct type, taken over), as above. */
 cs_sql_op *cs_sql_op_python_map_in_batch(cs_sql_op *child, const cs_py_eval_spec *spec,
                                          cs_col_type *schema, cs_error *err);
+
+/* AggregateInPandas (op_python_aggregate.c): the child sorted by the grouping keys keys[0..n_keys)
+ * (ordinals of the child; none: the whole input is one group); the UDFs of eval type 202
+ * (grouped-aggregate pandas UDFs), their args ordinals of the child; the output is schema (taken
+ * over): the keys' columns (of the child's types), then one column per UDF (its result type; the
+ * spec's result_type references are not used). */
+cs_sql_op *cs_sql_op_python_aggregate(cs_sql_op *child, const cs_py_eval_spec *spec,
+                                      const int *keys, int n_keys, cs_col_type *schema,
+                                      cs_error *err);
 
 #endif /* CSPARK_SQLEXEC_PYTHON_EVAL_H */

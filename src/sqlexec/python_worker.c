@@ -143,6 +143,8 @@ static void put_header(cs_sbuf *b, const cs_py_worker_spec *s)
         bool named_args = s->eval_type == CS_PY_EVAL_BATCHED_UDF ||
                           s->eval_type == CS_PY_EVAL_ARROW_BATCHED_UDF ||
                           s->eval_type == CS_PY_EVAL_SCALAR_PANDAS_UDF ||
+                          s->eval_type == CS_PY_EVAL_GROUPED_AGG_PANDAS_UDF ||
+                          s->eval_type == CS_PY_EVAL_WINDOW_AGG_PANDAS_UDF ||
                           s->eval_type == CS_PY_EVAL_SCALAR_PANDAS_ITER_UDF;
         for (int a = 0; a < c->n_args; a++) {
             put_int(b, c->arg_offsets[a]);

@@ -1,0 +1,520 @@
+/*
+ * op_python_aggregate.c — Spark's AggregateInPandasExec: grouped-aggregate pandas UDFs
+ * (SQL_GROUPED_AGG_PANDAS_UDF, eval type 202: `pandas_udf(f, "double", GROUPED_AGG)` or a
+ * `pd.Series -> scalar` function) evaluated over the groups of a groupBy().agg(...) or over the
+ * whole input of a global agg(...), in one PySpark worker per task (python_worker.h).
+ *
+ * The input is sorted by the grouping keys (the planner puts an Exchange by them, or to a single
+ * partition without keys, and a Sort below), so a group is a run of rows with equal encoded keys
+ * (sort_keys.c). Each group goes to the worker whole as one record batch of an Arrow IPC stream,
+ * as Spark's ArrowPythonRunner writes a group's rows: its columns `_0`, `_1`, ... are the
+ * distinct columns the UDFs read (each UDF's offsets name them); the worker calls every UDF on
+ * the group's pandas Series and answers with one batch of one row, a column per UDF. The output
+ * is the grouping keys (of the group's first row) then the UDFs' results, a row per group; an
+ * answer's column of another type than the UDF declares fails the task.
+ *
+ * A partition without rows starts no worker and outputs nothing, as Spark's operator ignores an
+ * empty partition (a global aggregate over no rows has no row, unlike a built-in aggregate's).
+ *
+ * The worker comes at the first row and goes at close (kept for the next task when its results
+ * were read to the end); its exception is Spark's PythonException. Ownership: the constructor
+ * copies the spec's commands, ordinals and names and takes over the child and the output schema.
+ * Single-threaded: the task's thread.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "formats/arrow_ipc.h"
+#include "sqlexec/python_eval.h"
+#include "sqlexec/python_worker.h"
+#include "sqlexec/sql_ops_internal.h"
+
+/* Groups answered at most in one output batch. */
+#define GROUPS_PER_BATCH 1024
+
+typedef struct agg_udf {
+    uint8_t *command;
+    size_t command_len;
+    int n_args;
+    int *offsets;     /* columns of the batches sent */
+    char **arg_names; /* NULL, or per argument its keyword (NULL: positional) */
+} agg_udf;
+
+typedef struct py_agg_op {
+    cs_sql_op base;
+    char *python, *python_ver;
+    bool safe_cast, faulthandler;
+    int n_udfs;
+    agg_udf *udfs;
+    int n_keys;
+    cs_sort_key *keys; /* the grouping keys: ordinals of the child */
+    /* a work batch per child batch: the key columns, then the columns sent (dictionaries
+     * decoded); work_cols are their ordinals in the child */
+    int n_work, *work_cols;
+    cs_col_type *work_schema, *key_schema, *sent_schema, *result_schema;
+    /* running */
+    cs_py_worker *worker;
+    cs_ipc_writer *writer;
+    cs_ipc_reader *reader;
+    bool started, child_done, results_done;
+    cs_col_batch *first; /* the first child batch with rows, read before the worker starts */
+    cs_sql_keybuf kb;
+    /* the group being gathered: runs of work batches, its encoded key */
+    cs_col_batch **gb;
+    cs_sql_row_run *runs;
+    int n_runs, cap_runs;
+    uint8_t *key;
+    size_t key_len, key_cap;
+    bool have_key;
+    int64_t groups_sent;
+    /* each group sent and not answered yet: its first row (qb[i]'s row qr[i]) */
+    cs_col_batch **qb;
+    int32_t *qr;
+    int q_head, q_len, q_cap;
+} py_agg_op;
+
+static int send_bytes(void *arg, const void *p, size_t n, cs_error *err)
+{
+    (void)err;
+    cs_py_worker_send(arg, p, n);
+    return 0;
+}
+
+/* The work batch of child batch b (taken over). */
+static cs_col_batch *work_batch(py_agg_op *o, cs_col_batch *b, cs_error *err)
+{
+    cs_column **cols = cs_xcalloc((size_t)o->n_work + 1, sizeof *cols);
+    for (int i = 0; i < o->n_work; i++) {
+        cs_column *c = b->columns[o->work_cols[i]];
+        cols[i] = c->dictionary ? cs_column_decode(c, o->base.ctx->alloc) : cs_column_ref(c);
+    }
+    int64_t n = b->num_rows;
+    cs_col_batch_unref(b);
+    cs_col_batch *w = cs_col_batch_new(cs_col_type_ref(o->work_schema), cols, o->n_work, n, err);
+    free(cols);
+    return w;
+}
+
+static void group_drop(py_agg_op *o)
+{
+    for (int i = 0; i < o->n_runs; i++)
+        cs_col_batch_unref(o->gb[i]);
+    o->n_runs = 0;
+    o->have_key = false;
+}
+
+/* Adds row r of w to the group (a reference to w taken by the run it starts). */
+static void group_add(py_agg_op *o, cs_col_batch *w, int64_t r)
+{
+    if (o->n_runs > 0 && o->gb[o->n_runs - 1] == w &&
+        o->runs[o->n_runs - 1].start + o->runs[o->n_runs - 1].len == r) {
+        o->runs[o->n_runs - 1].len++;
+        return;
+    }
+    if (o->n_runs == o->cap_runs) {
+        o->cap_runs = o->cap_runs ? 2 * o->cap_runs : 8;
+        o->gb = cs_xrealloc(o->gb, sizeof *o->gb * (size_t)o->cap_runs);
+        o->runs = cs_xrealloc(o->runs, sizeof *o->runs * (size_t)o->cap_runs);
+    }
+    o->gb[o->n_runs] = cs_col_batch_ref(w);
+    o->runs[o->n_runs] = (cs_sql_row_run){o->n_runs, (int32_t)r, 1};
+    o->n_runs++;
+}
+
+/* Sends the group gathered as one batch of the columns sent, and queues its first row. */
+static int flush_group(py_agg_op *o, cs_error *err)
+{
+    if (o->n_runs == 0) return 0;
+    if (o->q_len == o->q_cap) {
+        if (o->q_head > 0) {
+            memmove(o->qb, o->qb + o->q_head, sizeof *o->qb * (size_t)(o->q_len - o->q_head));
+            memmove(o->qr, o->qr + o->q_head, sizeof *o->qr * (size_t)(o->q_len - o->q_head));
+            o->q_len -= o->q_head;
+            o->q_head = 0;
+        }
+        if (o->q_len == o->q_cap) {
+            o->q_cap = o->q_cap ? 2 * o->q_cap : 64;
+            o->qb = cs_xrealloc(o->qb, sizeof *o->qb * (size_t)o->q_cap);
+            o->qr = cs_xrealloc(o->qr, sizeof *o->qr * (size_t)o->q_cap);
+        }
+    }
+    o->qb[o->q_len] = cs_col_batch_ref(o->gb[0]);
+    o->qr[o->q_len++] = o->runs[0].start;
+    cs_col_batch *g =
+        cs_sql_gather_runs_batch(o->work_schema, o->gb, o->runs, o->n_runs, o->base.ctx->alloc);
+    group_drop(o);
+    if (!g) return cs_error_set(err, CS_ENOMEM, "AggregateInPandas: cannot gather a group");
+    int n_sent = o->n_work - o->n_keys;
+    cs_column **cols = cs_xcalloc((size_t)n_sent + 1, sizeof *cols);
+    for (int i = 0; i < n_sent; i++)
+        cols[i] = cs_column_ref(g->columns[o->n_keys + i]);
+    cs_col_batch *s =
+        cs_col_batch_new(cs_col_type_ref(o->sent_schema), cols, n_sent, g->num_rows, err);
+    free(cols);
+    cs_col_batch_unref(g);
+    if (!s) return err->code;
+    o->groups_sent++;
+    int rc = cs_ipc_writer_write(o->writer, s, err);
+    cs_col_batch_unref(s);
+    return rc;
+}
+
+/* Cuts work batch w into groups: each key change sends the group before it. */
+static int take_batch(py_agg_op *o, cs_col_batch *w, cs_error *err)
+{
+    if (o->n_keys > 0) cs_sql_keys_encode(&o->kb, w, o->keys, o->n_keys, false);
+    for (int64_t r = 0; r < w->num_rows; r++) {
+        const uint8_t *k = o->n_keys > 0 ? o->kb.bytes + o->kb.off[r] : NULL;
+        size_t kl = o->n_keys > 0 ? (size_t)(o->kb.off[r + 1] - o->kb.off[r]) : 0;
+        if (o->have_key && (kl != o->key_len || (kl && memcmp(k, o->key, kl) != 0))) {
+            if (flush_group(o, err) != 0) return err->code;
+        }
+        if (!o->have_key) {
+            if (kl > o->key_cap) {
+                o->key_cap = kl;
+                o->key = cs_xrealloc(o->key, kl);
+            }
+            if (kl) memcpy(o->key, k, kl);
+            o->key_len = kl;
+            o->have_key = true;
+        }
+        group_add(o, w, r);
+    }
+    return 0;
+}
+
+/* The worker took everything sent: cut more input until a group goes out, or end the input. */
+static int pump(void *arg, cs_error *err)
+{
+    py_agg_op *o = arg;
+    for (;;) {
+        cs_col_batch *b = o->first;
+        o->first = NULL;
+        if (!b && cs_sql_op_next(o->base.children[0], &b, err) != 0) return err->code;
+        if (!b) {
+            o->child_done = true;
+            if (flush_group(o, err) != 0 || cs_ipc_writer_close(o->writer, err) != 0)
+                return err->code;
+            cs_py_worker_end_input(o->worker);
+            return 1;
+        }
+        if (b->num_rows == 0) {
+            cs_col_batch_unref(b);
+            continue;
+        }
+        cs_col_batch *w = work_batch(o, b, err);
+        if (!w) return err->code;
+        int64_t sent = o->groups_sent;
+        int rc = take_batch(o, w, err);
+        cs_col_batch_unref(w);
+        if (rc != 0) return rc;
+        if (o->groups_sent != sent) return 0;
+    }
+}
+
+static int agg_open(cs_sql_op *op, const cs_sql_exec_ctx *ctx, cs_error *err)
+{
+    (void)ctx;
+    return cs_sql_op_open(op->children[0], ctx, err);
+}
+
+/* Starts the worker once the child has a row (an empty partition starts none). */
+static int start(py_agg_op *o, cs_error *err)
+{
+    o->started = true;
+    for (;;) {
+        cs_col_batch *b = NULL;
+        if (cs_sql_op_next(o->base.children[0], &b, err) != 0) return err->code;
+        if (!b) {
+            o->child_done = o->results_done = true;
+            return 0;
+        }
+        if (b->num_rows > 0) {
+            o->first = b;
+            break;
+        }
+        cs_col_batch_unref(b);
+    }
+    const cs_sql_exec_ctx *ctx = o->base.ctx;
+    cs_py_udf_command *cmds = cs_xcalloc((size_t)o->n_udfs, sizeof *cmds);
+    for (int i = 0; i < o->n_udfs; i++)
+        cmds[i] =
+            (cs_py_udf_command){o->udfs[i].command, o->udfs[i].command_len, o->udfs[i].n_args,
+                                o->udfs[i].offsets, (const char *const *)o->udfs[i].arg_names};
+    const char *keys[] = {"spark.sql.session.timeZone",
+                          "spark.sql.execution.pandas.convertToArrowArraySafely"};
+    const char *values[] = {ctx->session_tz ? ctx->session_tz : "UTC",
+                            o->safe_cast ? "true" : "false"};
+    cs_py_worker_spec spec = {
+        .python = o->python,
+        .python_ver = o->python_ver,
+        .eval_type = CS_PY_EVAL_GROUPED_AGG_PANDAS_UDF,
+        .n_conf = 2,
+        .conf_keys = keys,
+        .conf_values = values,
+        .n_udfs = o->n_udfs,
+        .udfs = cmds,
+        .partition_id = (int)ctx->partition_id,
+        .cancelled = ctx->cancelled,
+        .factory = ctx->py_workers,
+        .reuse = ctx->py_reuse,
+        .faulthandler = o->faulthandler,
+    };
+    o->worker = cs_py_worker_start(&spec, err);
+    free(cmds);
+    if (!o->worker) return err->code;
+    o->writer = cs_ipc_writer_new(o->sent_schema, send_bytes, o->worker);
+    cs_py_worker_set_pump(o->worker, pump, o);
+    return 0;
+}
+
+/* The next answer (one row of one column per UDF, of the declared types): *res, or NULL when the
+ * results have ended; `taken` answers were read already for the queue's first groups. */
+static int next_answer(py_agg_op *o, int taken, cs_col_batch **res, cs_error *err)
+{
+    *res = NULL;
+    for (;;) {
+        if (!o->reader) {
+            int32_t v;
+            if (cs_py_worker_read_int(o->worker, &v, err) != 0) return err->code;
+            if (v == CS_PY_EXCEPTION_THROWN) return cs_py_worker_exception(o->worker, err);
+            if (v != CS_PY_START_ARROW_STREAM)
+                return cs_error_set(err, CS_EPROTO, "Python worker: unexpected answer %d", v);
+            if (cs_ipc_reader_open(o->base.ctx->alloc, cs_py_worker_read, o->worker,
+                                   "the Python worker's results", &o->reader, err) != 0)
+                return err->code;
+        }
+        cs_col_batch *r = NULL;
+        int rc = cs_ipc_reader_next(o->reader, &r, err);
+        if (rc < 0) return rc;
+        if (rc == 0) {
+            o->results_done = true;
+            if (cs_py_worker_finish(o->worker, err) != 0) return err->code;
+            if (o->q_len - o->q_head > taken)
+                return cs_error_set(err, CS_EPROTO, "Python worker: %d groups not answered",
+                                    o->q_len - o->q_head - taken);
+            return 0;
+        }
+        if (r->num_rows == 0) {
+            cs_col_batch_unref(r);
+            continue;
+        }
+        if (r->num_rows != 1 || r->n_columns != o->n_udfs || o->q_len - o->q_head == taken) {
+            cs_error_set(err, CS_EPROTO,
+                         "Python worker: an answer of %lld rows, %d columns for %d UDFs",
+                         (long long)r->num_rows, r->n_columns, o->n_udfs);
+            cs_col_batch_unref(r);
+            return CS_EPROTO;
+        }
+        for (int i = 0; i < o->n_udfs; i++) {
+            const cs_col_type *want = o->result_schema->fields[i].type;
+            if (cs_col_type_equal(r->columns[i]->type, want)) continue;
+            cs_sbuf w = {0}, g = {0};
+            cs_col_type_simple_string(want, &w);
+            cs_col_type_simple_string(r->columns[i]->type, &g);
+            cs_error_set(err, CS_EPROTO, "Python worker: UDF %d returned %s, declared %s", i,
+                         cs_sbuf_str(&g), cs_sbuf_str(&w));
+            cs_sbuf_free(&w);
+            cs_sbuf_free(&g);
+            cs_col_batch_unref(r);
+            return CS_EPROTO;
+        }
+        *res = r;
+        return 0;
+    }
+}
+
+static int agg_next(cs_sql_op *op, cs_col_batch **out, cs_error *err)
+{
+    py_agg_op *o = (py_agg_op *)op;
+    *out = NULL;
+    if (!o->started && start(o, err) != 0) return err->code;
+    if (o->results_done) return 0;
+    cs_col_batch *res[GROUPS_PER_BATCH];
+    int n = 0, rc = 0;
+    while (n < GROUPS_PER_BATCH) {
+        if ((rc = next_answer(o, n, &res[n], err)) != 0 || !res[n]) break;
+        n++;
+    }
+    if (rc == 0 && n > 0) {
+        int32_t *bidx = cs_xcalloc((size_t)n, sizeof *bidx);
+        int32_t *zero = cs_xcalloc((size_t)n, sizeof *zero);
+        for (int i = 0; i < n; i++)
+            bidx[i] = i;
+        cs_col_batch *keys = cs_sql_gather_batch(o->key_schema, o->qb + o->q_head, bidx,
+                                                 o->qr + o->q_head, n, op->ctx->alloc);
+        cs_col_batch *vals =
+            cs_sql_gather_batch(o->result_schema, res, bidx, zero, n, op->ctx->alloc);
+        free(bidx);
+        free(zero);
+        if (!keys || !vals) {
+            rc = cs_error_set(err, CS_ENOMEM, "AggregateInPandas: cannot gather the results");
+        } else {
+            int nc = o->n_keys + o->n_udfs;
+            cs_column **cols = cs_xcalloc((size_t)nc, sizeof *cols);
+            for (int i = 0; i < o->n_keys; i++)
+                cols[i] = cs_column_ref(keys->columns[i]);
+            for (int i = 0; i < o->n_udfs; i++)
+                cols[o->n_keys + i] = cs_column_ref(vals->columns[i]);
+            *out = cs_col_batch_new(cs_col_type_ref(op->schema), cols, nc, n, err);
+            free(cols);
+            if (!*out) rc = err->code;
+        }
+        if (keys) cs_col_batch_unref(keys);
+        if (vals) cs_col_batch_unref(vals);
+        for (int i = 0; i < n; i++)
+            cs_col_batch_unref(o->qb[o->q_head + i]);
+        o->q_head += n;
+        if (o->q_head == o->q_len) o->q_head = o->q_len = 0;
+    }
+    for (int i = 0; i < n; i++)
+        cs_col_batch_unref(res[i]);
+    return rc;
+}
+
+static void agg_close(cs_sql_op *op)
+{
+    py_agg_op *o = (py_agg_op *)op;
+    cs_ipc_reader_free(o->reader);
+    o->reader = NULL;
+    cs_ipc_writer_free(o->writer);
+    o->writer = NULL;
+    cs_py_worker_free(o->worker);
+    o->worker = NULL;
+    if (o->first) cs_col_batch_unref(o->first);
+    o->first = NULL;
+    group_drop(o);
+    for (int i = o->q_head; i < o->q_len; i++)
+        cs_col_batch_unref(o->qb[i]);
+    o->q_head = o->q_len = 0;
+    cs_sql_keybuf_free(&o->kb);
+    memset(&o->kb, 0, sizeof o->kb);
+    o->started = o->child_done = o->results_done = false;
+    o->groups_sent = 0;
+    cs_sql_op_close(op->children[0]);
+}
+
+static void agg_destroy(cs_sql_op *op)
+{
+    py_agg_op *o = (py_agg_op *)op;
+    for (int i = 0; i < o->n_udfs; i++) {
+        free(o->udfs[i].command);
+        free(o->udfs[i].offsets);
+        for (int a = 0; o->udfs[i].arg_names && a < o->udfs[i].n_args; a++)
+            free(o->udfs[i].arg_names[a]);
+        free(o->udfs[i].arg_names);
+    }
+    free(o->udfs);
+    free(o->keys);
+    free(o->work_cols);
+    free(o->gb);
+    free(o->runs);
+    free(o->key);
+    free(o->qb);
+    free(o->qr);
+    free(o->python);
+    free(o->python_ver);
+    cs_col_type_unref(o->work_schema);
+    cs_col_type_unref(o->key_schema);
+    cs_col_type_unref(o->sent_schema);
+    cs_col_type_unref(o->result_schema);
+    free(o);
+}
+
+static void agg_explain(const cs_sql_op *op, cs_sbuf *out)
+{
+    const py_agg_op *o = (const py_agg_op *)op;
+    cs_sbuf_printf(out, "[%d grouping keys, %d python udf(s)]", o->n_keys, o->n_udfs);
+}
+
+static const cs_sql_op_vtable agg_vt = {"AggregateInPandas", agg_open,    agg_next,
+                                        agg_close,           agg_destroy, agg_explain};
+
+/* The struct type of fields [from, from + n) of t, renamed _0, _1, ... when rename. */
+static cs_col_type *fields_of(const cs_col_type *t, int from, int n, bool rename)
+{
+    cs_col_field *f = cs_xcalloc((size_t)n + 1, sizeof *f);
+    char(*names)[16] = cs_xcalloc((size_t)n + 1, sizeof *names);
+    for (int i = 0; i < n; i++) {
+        snprintf(names[i], sizeof names[i], "_%d", i);
+        f[i] = (cs_col_field){rename ? names[i] : t->fields[from + i].name,
+                              cs_col_type_ref(t->fields[from + i].type), true};
+    }
+    cs_col_type *s = cs_col_type_struct(f, n);
+    free(f);
+    free(names);
+    return s;
+}
+
+cs_sql_op *cs_sql_op_python_aggregate(cs_sql_op *child, const cs_py_eval_spec *spec,
+                                      const int *keys, int n_keys, cs_col_type *schema,
+                                      cs_error *err)
+{
+    const cs_col_type *in = child->schema;
+    bool ok = spec->eval_type == CS_PY_EVAL_GROUPED_AGG_PANDAS_UDF && spec->n_udfs > 0 &&
+              n_keys >= 0 && schema->id == CS_TYPE_STRUCT &&
+              schema->n_fields == n_keys + spec->n_udfs;
+    for (int i = 0; ok && i < n_keys; i++)
+        ok = keys[i] >= 0 && keys[i] < in->n_fields &&
+             cs_col_type_equal(in->fields[keys[i]].type, schema->fields[i].type) &&
+             cs_sql_struct_key_type_ok(in->fields[keys[i]].type);
+    for (int u = 0; ok && u < spec->n_udfs; u++)
+        for (int a = 0; ok && a < spec->udfs[u].n_args; a++)
+            ok = spec->udfs[u].args[a] >= 0 && spec->udfs[u].args[a] < in->n_fields;
+    if (!ok) {
+        cs_error_set(err, CS_EINVAL, "AggregateInPandas: bad keys, arguments or output type");
+        cs_col_type_unref(schema);
+        cs_sql_op_free(child);
+        return NULL;
+    }
+    py_agg_op *o = cs_xcalloc(1, sizeof *o);
+    o->python = cs_xstrdup(spec->python ? spec->python : "python3");
+    o->python_ver = cs_xstrdup(spec->python_ver ? spec->python_ver : "");
+    o->safe_cast = spec->safe_cast;
+    o->faulthandler = spec->faulthandler;
+    o->n_keys = n_keys;
+    o->keys = cs_xcalloc((size_t)n_keys + 1, sizeof *o->keys);
+    int total = n_keys;
+    for (int u = 0; u < spec->n_udfs; u++)
+        total += spec->udfs[u].n_args;
+    o->work_cols = cs_xcalloc((size_t)total + 1, sizeof *o->work_cols);
+    for (int i = 0; i < n_keys; i++) { /* keys: the work batch's first columns */
+        o->work_cols[o->n_work++] = keys[i];
+        o->keys[i] = (cs_sort_key){i, false, true};
+    }
+    o->n_udfs = spec->n_udfs;
+    o->udfs = cs_xcalloc((size_t)spec->n_udfs + 1, sizeof *o->udfs);
+    for (int u = 0; u < spec->n_udfs; u++) {
+        const cs_py_eval_udf *s = &spec->udfs[u];
+        agg_udf *d = &o->udfs[u];
+        d->command = cs_xmalloc(s->command_len + 1);
+        memcpy(d->command, s->command, s->command_len);
+        d->command_len = s->command_len;
+        d->n_args = s->n_args;
+        d->offsets = cs_xcalloc((size_t)s->n_args + 1, sizeof *d->offsets);
+        if (s->arg_names) {
+            d->arg_names = cs_xcalloc((size_t)s->n_args + 1, sizeof *d->arg_names);
+            for (int a = 0; a < s->n_args; a++)
+                if (s->arg_names[a]) d->arg_names[a] = cs_xstrdup(s->arg_names[a]);
+        }
+        for (int a = 0; a < s->n_args; a++) { /* a column read twice is sent once */
+            int k = n_keys;
+            while (k < o->n_work && o->work_cols[k] != s->args[a])
+                k++;
+            if (k == o->n_work) o->work_cols[o->n_work++] = s->args[a];
+            d->offsets[a] = k - n_keys;
+        }
+    }
+    cs_col_field *wf = cs_xcalloc((size_t)o->n_work + 1, sizeof *wf);
+    for (int i = 0; i < o->n_work; i++)
+        wf[i] = (cs_col_field){in->fields[o->work_cols[i]].name,
+                               cs_col_type_ref(in->fields[o->work_cols[i]].type), true};
+    o->work_schema = cs_col_type_struct(wf, o->n_work);
+    free(wf);
+    o->key_schema = fields_of(o->work_schema, 0, n_keys, false);
+    o->sent_schema = fields_of(o->work_schema, n_keys, o->n_work - n_keys, true);
+    o->result_schema = fields_of(schema, n_keys, spec->n_udfs, true);
+    cs_sql_op_init(&o->base, &agg_vt, schema, &child, 1);
+    return &o->base;
+}
