@@ -452,8 +452,8 @@ static int alias(cs_cp *c, const Spark__Connect__Expression__Alias *a, cs_sql_ex
 }
 
 /* A CommonInlineUserDefinedFunction: a Python UDF of the eval types the engine runs (row at a
- * time, scalar pandas, scalar iterator pandas) becomes a PYTHON_UDF call over its arguments
- * (SparkConnectPlanner's transformPythonUDF). */
+ * time, scalar pandas, grouped-aggregate pandas, scalar iterator pandas) becomes a PYTHON_UDF call
+ * over its arguments (SparkConnectPlanner's transformPythonUDF). */
 int cs_cp_python_udf(cs_cp *c, const Spark__Connect__CommonInlineUserDefinedFunction *f,
                      cs_cp_udf_place place, cs_sql_expr **out)
 {
@@ -463,10 +463,11 @@ int cs_cp_python_udf(cs_cp *c, const Spark__Connect__CommonInlineUserDefinedFunc
         return cs_cp_unsupported(c, "user-defined functions that are not Python UDFs (%s)", name);
     const Spark__Connect__PythonUDF *p = f->python_udf;
     int t = p->eval_type;
-    bool ok = place == CS_CP_UDF_GROUP_MAP     ? t == 201 || t == 209
-              : place == CS_CP_UDF_MAP_ITER    ? t == 205 || t == 207
-              : place == CS_CP_UDF_COGROUP_MAP ? t == 206 || t == 210
-                                               : t == 100 || t == 101 || t == 200 || t == 204;
+    bool ok = place == CS_CP_UDF_GROUP_MAP  ? t == 201 || t == 209
+              : place == CS_CP_UDF_MAP_ITER ? t == 205 || t == 207
+              : place == CS_CP_UDF_COGROUP_MAP
+                  ? t == 206 || t == 210
+                  : t == 100 || t == 101 || t == 200 || t == 202 || t == 204;
     static const char *const where[] = {"in an expression", "in applyInPandas / applyInArrow",
                                         "in mapInPandas / mapInArrow",
                                         "in cogroup().applyInPandas / applyInArrow"};

@@ -61,7 +61,7 @@ static int group_index(const agg_state *g, const cs_sql_expr *e)
 /* Whether e only uses grouped expressions outside aggregates (Spark's checkValidAggregateExpr). */
 static int check_grouped(cs_an_ctx *c, const agg_state *g, const cs_sql_expr *e)
 {
-    if (group_index(g, e) >= 0) return 0;
+    if (group_index(g, e) >= 0 || cs_sql_expr_is_python_agg(e)) return 0;
     switch (e->kind) {
     case CS_EX_AGG:
     case CS_EX_LITERAL:
@@ -112,7 +112,7 @@ static cs_sql_expr *extract_window(cs_an_ctx *c, agg_state *g, const cs_sql_expr
  * attributes (added when missing); NULL + MISSING_AGGREGATION for ungrouped columns. */
 static cs_sql_expr *over_aggregate(cs_an_ctx *c, agg_state *g, const cs_sql_expr *e, bool pretty)
 {
-    if (e->kind == CS_EX_AGG || group_index(g, e) >= 0)
+    if (e->kind == CS_EX_AGG || cs_sql_expr_is_python_agg(e) || group_index(g, e) >= 0)
         return agg_output_for(c, g, (cs_sql_expr *)e, pretty);
     switch (e->kind) {
     case CS_EX_LITERAL:

@@ -95,7 +95,7 @@ bool cs_an_contains(const cs_sql_expr *e, cs_sql_expr_kind kind)
 bool cs_an_contains_agg(const cs_sql_expr *e)
 {
     if (!e) return false;
-    if (e->kind == CS_EX_AGG) return true;
+    if (e->kind == CS_EX_AGG || cs_sql_expr_is_python_agg(e)) return true;
     if (e->kind == CS_EX_WINDOW) {
         /* the window function itself is not an aggregate of the query; its inputs may be */
         const cs_sql_expr *f = e->args[0];

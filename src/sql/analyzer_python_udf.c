@@ -14,7 +14,8 @@
  * positional argument after a named one (UNEXPECTED_POSITIONAL_ARGUMENT), no name twice
  * (DUPLICATE_ROUTINE_PARAMETER_ASSIGNMENT), and only for the eval types whose worker reads
  * names (row-at-a-time and scalar pandas UDFs; NAMED_PARAMETERS_NOT_SUPPORTED otherwise). The
- * rest (an unknown name, a name given a positional's value) is the Python function's to raise. */
+ * rest (an unknown name, a name given a positional's value) is the Python function's to raise.
+ * Grouped-aggregate pandas UDFs (202) read names too. */
 static int check_named_arguments(cs_an_ctx *c, const cs_sql_expr *e)
 {
     const char *fname = e->name ? e->name : "udf";
@@ -38,7 +39,7 @@ static int check_named_arguments(cs_an_ctx *c, const cs_sql_expr *e)
             return -1;
         }
         int t = e->python_udf ? e->python_udf->eval_type : 0;
-        if (t != 100 && t != 101 && t != 200) {
+        if (t != 100 && t != 101 && t != 200 && t != 202) {
             cs_sbuf f = CS_SBUF_INIT;
             cs_an_sql_id(&fname, 1, &f);
             cs_sql_error_set(c->err, CS_EINVAL, "NAMED_PARAMETERS_NOT_SUPPORTED", "4274K",
@@ -80,4 +81,13 @@ cs_sql_expr *cs_an_python_udf(cs_an_ctx *c, const cs_sql_expr *e, const cs_an_sc
         if (!(r->args[i] = cs_an_expr(c, e->args[i], s, flags))) return NULL;
     r->resolved = r->nullable = true;
     return r;
+}
+
+bool cs_sql_expr_has_python_agg(const cs_sql_expr *e)
+{
+    if (!e) return false;
+    if (cs_sql_expr_is_python_agg(e)) return true;
+    for (int i = 0; i < e->n_args; i++)
+        if (cs_sql_expr_has_python_agg(e->args[i])) return true;
+    return false;
 }

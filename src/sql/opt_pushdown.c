@@ -151,7 +151,7 @@ static bool agg_pushable(cs_opt_ctx *c, const cs_sql_expr *e, const cs_logical_p
     cs_opt_refs(c, e, &refs);
     if (refs.n == 0) return false;
     cs_sql_expr *r = cs_opt_replace_alias(c, (cs_sql_expr *)e, u->exprs, u->n_exprs);
-    if (cs_opt_contains_kind(r, CS_EX_AGG)) return false;
+    if (cs_opt_contains_kind(r, CS_EX_AGG) || cs_sql_expr_has_python_agg(r)) return false;
     return refs_in_child(c, r, u);
 }
 

@@ -17,7 +17,8 @@
  * CollapseProject leaves a projection over an aggregation, can only run after the aggregation:
  * the aggregate keeps the parts it computes (named "agg" when they had no name) and a PROJECT
  * over it calls the UDF. UDFs inside an aggregate function's arguments stay (the planner runs
- * them below the aggregation).
+ * them below the aggregation). A grouped-aggregate pandas UDF is an aggregate function here: it
+ * stays, and a UDF over its result is pulled above.
  *
  * Called by optimizer.c's batch. Ownership: nodes and expressions in the optimizer's arena.
  */
@@ -102,7 +103,7 @@ int cs_opt_extract_python_udf_from_join_condition(cs_opt_ctx *c, cs_logical_plan
 /* What the aggregate computes: an aggregate function, or one of its grouping expressions. */
 static bool belongs_to_aggregate(const cs_sql_expr *e, const cs_logical_plan *agg)
 {
-    if (e->kind == CS_EX_AGG) return true;
+    if (e->kind == CS_EX_AGG || cs_sql_expr_is_python_agg(e)) return true;
     for (int i = 0; i < agg->n_group_by; i++)
         if (cs_opt_expr_equal(agg->group_by[i], e)) return true;
     return false;
@@ -120,7 +121,7 @@ static bool holds_aggregate_part(const cs_sql_expr *e, const cs_logical_plan *ag
 /* Whether e holds a Python UDF reading nothing or reading what the aggregate computes. */
 static bool udf_over_aggregate(const cs_sql_expr *e, const cs_logical_plan *agg)
 {
-    if (!e) return false;
+    if (!e || cs_sql_expr_is_python_agg(e)) return false; /* an aggregate: it stays */
     if (e->kind == CS_EX_PYTHON_UDF &&
         (!cs_opt_contains_kind(e, CS_EX_ATTR) || holds_aggregate_part(e, agg)))
         return true;

@@ -487,6 +487,8 @@ static char *pretty(cs_pl_ctx *c, const cs_sql_expr *e)
 
 int cs_pl_aggregate(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out)
 {
+    for (int i = 0; i < p->n_exprs; i++) /* grouped-aggregate pandas UDFs: planner_python.c */
+        if (cs_sql_expr_has_python_agg(p->exprs[i])) return cs_pl_python_aggregate(c, p, out);
     cs_pl_out in;
     if (cs_pl_plan(c, p->children[0], &in) != 0) return -1;
     int cap = 1 + p->n_group_by, *first_of;

@@ -119,6 +119,9 @@ int cs_pl_python_group_map(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *ou
 int cs_pl_python_cogroup_map(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out);
 /* A PYTHON_MAP_IN_BATCH (mapInPandas, mapInArrow) as a PYTHON_EVAL over the child's partitions. */
 int cs_pl_python_map_in_batch(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out);
+/* An AGGREGATE calling grouped-aggregate pandas UDFs (cs_sql_expr_has_python_agg in its list) as
+ * Exchange, Sort, an AggregateInPandas PYTHON_EVAL and a Project. */
+int cs_pl_python_aggregate(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out);
 
 /* planner_scan.c */
 int cs_pl_scan(cs_pl_ctx *c, const cs_logical_plan *rel, const cs_sql_expr *condition,

@@ -16,6 +16,12 @@
  * applyInPandas (FlatMapGroupsInPandas, eval type 201) over an Exchange and a Sort by its keys,
  * mapInPandas / mapInArrow (MapInPandas / MapInArrow, 205 / 207) over the child's partitions.
  *
+ * An aggregate whose list calls grouped-aggregate pandas UDFs (eval type 202) is Spark's
+ * AggregateInPandasExec: one PYTHON_EVAL over an Exchange by the grouping keys (a single
+ * partition without keys) and a Sort by them, whose output is the keys then a column per distinct
+ * call; a Project above computes the aggregate list over those. Built-in aggregate functions in
+ * the same list are refused (INVALID_PANDAS_UDF_PLACEMENT), as Spark's CheckAnalysis refuses them.
+ *
  * Called by planner.c. Ownership: as planner.c's (nodes made here join the tree in *in;
  * expressions and attributes in the planner's arena; UDF commands copied into the node).
  */
@@ -24,6 +30,7 @@
 
 #include "sql/planner_internal.h"
 #include "sql/type_coercion.h"
+#include "sqlexec/sql_error.h"
 
 #define MAX_UDFS_PER_ROUND 256
 
@@ -112,6 +119,38 @@ static cs_sql_expr *unnamed(cs_sql_expr *arg)
     return is_named(arg) ? arg->args[0] : arg;
 }
 
+/* The session's Python settings on a PYTHON_EVAL node of u's eval type. */
+static void set_python_conf(cs_pl_ctx *c, cs_phys_node *n, const cs_sql_python_udf *u)
+{
+    n->py_eval_type = u->eval_type;
+    n->py_python = cs_xstrdup(c->pc->conf.python_exec ? c->pc->conf.python_exec : "python3");
+    n->py_max_records = c->pc->conf.arrow_max_records;
+    n->py_safe_cast = c->pc->conf.arrow_safe_cast;
+    n->py_columns_by_name = c->pc->conf.pandas_columns_by_name;
+    n->py_faulthandler = c->pc->conf.py_faulthandler;
+    n->py_python_ver = cs_xstrdup(u->python_ver);
+}
+
+/* d: call's command and arguments, their ordinals ords[0..n_args) (*k advanced past them), a
+ * named argument's name kept. */
+static void copy_udf(cs_phys_py_udf *d, const cs_sql_expr *call, const int *ords, int *k)
+{
+    const cs_sql_python_udf *u = call->python_udf;
+    d->command = cs_xmalloc(u->command_len + 1);
+    if (u->command_len) memcpy(d->command, u->command, u->command_len);
+    d->command_len = u->command_len;
+    d->n_args = call->n_args;
+    d->args = cs_xcalloc((size_t)d->n_args + 1, sizeof *d->args);
+    for (int a = 0; a < d->n_args; a++) {
+        const cs_sql_expr *arg = call->args[a];
+        d->args[a] = ords[a];
+        if (!is_named(arg)) continue;
+        if (!d->arg_names) d->arg_names = cs_xcalloc((size_t)d->n_args, sizeof *d->arg_names);
+        d->arg_names[a] = cs_xstrdup(arg->name);
+    }
+    *k += call->n_args;
+}
+
 /* One PYTHON_EVAL over in for the calls of s; to[i] is the attribute of calls[i]'s result. */
 static int eval_node(cs_pl_ctx *c, cs_pl_out *in, const udf_set *s, cs_sql_expr **to)
 {
@@ -139,32 +178,11 @@ static int eval_node(cs_pl_ctx *c, cs_pl_out *in, const udf_set *s, cs_sql_expr 
     }
     cs_phys_node *n = cs_pl_node(c, CS_PH_PYTHON_EVAL, attrs, n_out, 1);
     n->children[0] = in->node;
-    const cs_sql_python_udf *first = s->calls[0]->python_udf;
-    n->py_eval_type = first->eval_type;
-    n->py_python = cs_xstrdup(c->pc->conf.python_exec ? c->pc->conf.python_exec : "python3");
-    n->py_max_records = c->pc->conf.arrow_max_records;
-    n->py_safe_cast = c->pc->conf.arrow_safe_cast;
-    n->py_columns_by_name = c->pc->conf.pandas_columns_by_name;
-    n->py_faulthandler = c->pc->conf.py_faulthandler;
-    n->py_python_ver = cs_xstrdup(first->python_ver);
+    set_python_conf(c, n, s->calls[0]->python_udf);
     n->py_udfs = cs_xcalloc((size_t)s->n, sizeof *n->py_udfs);
     n->n_py_udfs = s->n;
-    for (int i = 0, k = 0; i < s->n; i++) {
-        const cs_sql_python_udf *u = s->calls[i]->python_udf;
-        cs_phys_py_udf *d = &n->py_udfs[i];
-        d->command = cs_xmalloc(u->command_len + 1);
-        if (u->command_len) memcpy(d->command, u->command, u->command_len);
-        d->command_len = u->command_len;
-        d->n_args = s->calls[i]->n_args;
-        d->args = cs_xcalloc((size_t)d->n_args + 1, sizeof *d->args);
-        for (int a = 0; a < d->n_args; a++) {
-            const cs_sql_expr *arg = s->calls[i]->args[a];
-            d->args[a] = ords[k++];
-            if (!is_named(arg)) continue;
-            if (!d->arg_names) d->arg_names = cs_xcalloc((size_t)d->n_args, sizeof *d->arg_names);
-            d->arg_names[a] = cs_xstrdup(arg->name);
-        }
-    }
+    for (int i = 0, k = 0; i < s->n; i++)
+        copy_udf(&n->py_udfs[i], s->calls[i], ords + k, &k);
     free(ords);
     cs_pl_out was = *in;
     *in = (cs_pl_out){n, attrs, n_out, NULL, 0, 0};
@@ -200,13 +218,7 @@ static cs_phys_node *relation_udf_node(cs_pl_ctx *c, const cs_logical_plan *p,
     cs_phys_node *n = cs_pl_node(c, CS_PH_PYTHON_EVAL, p->output, p->n_output, n_children);
     for (int i = 0; i < n_children; i++)
         n->children[i] = children[i];
-    n->py_eval_type = u->eval_type;
-    n->py_python = cs_xstrdup(c->pc->conf.python_exec ? c->pc->conf.python_exec : "python3");
-    n->py_max_records = c->pc->conf.arrow_max_records;
-    n->py_safe_cast = c->pc->conf.arrow_safe_cast;
-    n->py_columns_by_name = c->pc->conf.pandas_columns_by_name;
-    n->py_faulthandler = c->pc->conf.py_faulthandler;
-    n->py_python_ver = cs_xstrdup(u->python_ver);
+    set_python_conf(c, n, u);
     n->n_py_udfs = 1;
     n->py_udfs = cs_xcalloc(1, sizeof *n->py_udfs);
     cs_phys_py_udf *d = &n->py_udfs[0];
@@ -398,5 +410,136 @@ int cs_pl_python_map_in_batch(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out 
                        NULL,
                        0,
                        0};
+    return 0;
+}
+
+/* ---- AggregateInPandas ---- */
+
+/* Collects the grouped-aggregate pandas UDF calls of e (distinct calls once; their arguments are
+ * not searched) into s; *builtin set when e holds a built-in aggregate function too. */
+static void collect_python_aggs(const cs_sql_expr *e, udf_set *s, bool *builtin)
+{
+    if (!e) return;
+    if (cs_sql_expr_is_python_agg(e)) {
+        for (int i = 0; i < s->n; i++)
+            if (same_call(s->calls[i], e)) return;
+        if (s->n < MAX_UDFS_PER_ROUND) s->calls[s->n++] = e;
+        return;
+    }
+    if (e->kind == CS_EX_AGG) *builtin = true;
+    if (e->kind == CS_EX_SCALAR_SUBQUERY || e->kind == CS_EX_WINDOW) return;
+    for (int i = 0; i < e->n_args; i++)
+        collect_python_aggs(e->args[i], s, builtin);
+}
+
+/* Spark's INVALID_PANDAS_UDF_PLACEMENT: grouped-aggregate pandas UDFs with built-in aggregates
+ * in one aggregate (Spark's CheckAnalysis; its AggregateInPandasExec runs pandas UDFs only). */
+static int mixture_error(cs_pl_ctx *c, const udf_set *s)
+{
+    cs_sbuf names = CS_SBUF_INIT;
+    for (int i = 0; i < s->n; i++) {
+        bool seen = false;
+        for (int j = 0; j < i && !seen; j++)
+            seen = strcmp(s->calls[j]->name, s->calls[i]->name) == 0;
+        if (seen) continue;
+        if (names.len) cs_sbuf_puts(&names, ", ");
+        cs_sbuf_putc(&names, '`'); /* Spark's toSQLId */
+        for (const char *q = s->calls[i]->name ? s->calls[i]->name : "udf"; *q; q++) {
+            if (*q == '`') cs_sbuf_putc(&names, '`');
+            cs_sbuf_putc(&names, *q);
+        }
+        cs_sbuf_putc(&names, '`');
+    }
+    cs_sql_error_set(c->err, CS_EINVAL, "INVALID_PANDAS_UDF_PLACEMENT", "0A000",
+                     "The group aggregate pandas UDF %s cannot be invoked together with as other, "
+                     "non-pandas aggregate functions.",
+                     cs_sbuf_str(&names));
+    cs_sbuf_free(&names);
+    return -1;
+}
+
+int cs_pl_python_aggregate(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out)
+{
+    udf_set s = {.n = 0};
+    bool builtin = false;
+    for (int i = 0; i < p->n_exprs; i++)
+        collect_python_aggs(p->exprs[i], &s, &builtin);
+    if (builtin) return mixture_error(c, &s);
+    cs_pl_out in;
+    if (cs_pl_plan(c, p->children[0], &in) != 0) return -1;
+    int g = p->n_group_by, total = 0;
+    for (int i = 0; i < s.n; i++)
+        total += s.calls[i]->n_args;
+    /* the keys, then every UDF's arguments (Python UDFs in them evaluated below first) */
+    cs_sql_expr **cols = cs_sql_alloc(c->arena, sizeof *cols * (size_t)(g + total + 1));
+    for (int i = 0; i < g; i++)
+        cols[i] = p->group_by[i];
+    for (int i = 0, k = g; i < s.n; i++)
+        for (int a = 0; a < s.calls[i]->n_args; a++)
+            cols[k++] = unnamed(s.calls[i]->args[a]);
+    cs_sql_expr **args = NULL;
+    int *ords = cs_xcalloc((size_t)(g + total + 1), sizeof *ords);
+    if (cs_pl_python_udfs(c, &in, cols + g, total, &args) != 0 ||
+        (memcpy(cols + g, args, sizeof *args * (size_t)total),
+         cs_pl_columns(c, &in, cols, g + total, ords) != 0)) {
+        free(ords);
+        cs_phys_free(in.node);
+        return -1;
+    }
+    /* Spark's required distribution and ordering: clustered by the keys (all rows together
+     * without keys), sorted by them */
+    if (g == 0 || !cs_pl_partitioned_by(&in, ords, g, c->pc->conf.shuffle_partitions, false))
+        cs_pl_exchange(c, &in, CS_PART_HASH, ords, g, c->pc->conf.shuffle_partitions);
+    if (g > 0) {
+        cs_phys_node *sort = cs_pl_node(c, CS_PH_SORT, in.attrs, in.n, 1);
+        sort->children[0] = in.node;
+        in.node = sort;
+        sort->n_sort_keys = g;
+        sort->sort_keys = cs_xcalloc((size_t)g, sizeof *sort->sort_keys);
+        for (int i = 0; i < g; i++)
+            sort->sort_keys[i] = (cs_sort_key){ords[i], false, true};
+    }
+    /* the node: the keys, then a column per UDF */
+    int n_out = g + s.n;
+    cs_sql_expr **attrs = cs_sql_alloc(c->arena, sizeof *attrs * (size_t)(n_out + 1));
+    cs_sql_expr *to[MAX_UDFS_PER_ROUND];
+    for (int i = 0; i < g; i++)
+        attrs[i] = in.attrs[ords[i]];
+    for (int i = 0; i < s.n; i++) {
+        cs_sbuf name = CS_SBUF_INIT;
+        cs_sql_expr_pretty_name(s.calls[i], &name);
+        to[i] = attrs[g + i] = cs_pl_new_attr(c, cs_sbuf_str(&name), s.calls[i]->type, true);
+        cs_sbuf_free(&name);
+    }
+    cs_phys_node *n = cs_pl_node(c, CS_PH_PYTHON_EVAL, attrs, n_out, 1);
+    n->children[0] = in.node;
+    set_python_conf(c, n, s.calls[0]->python_udf);
+    n->n_group_keys = g;
+    n->group_keys = cs_xcalloc((size_t)g + 1, sizeof *n->group_keys);
+    memcpy(n->group_keys, ords, sizeof *ords * (size_t)g);
+    n->py_udfs = cs_xcalloc((size_t)s.n, sizeof *n->py_udfs);
+    n->n_py_udfs = s.n;
+    for (int i = 0, k = g; i < s.n; i++)
+        copy_udf(&n->py_udfs[i], s.calls[i], ords + k, &k);
+    free(ords);
+    cs_pl_out agg = {n, attrs, n_out, NULL, 0, 0};
+    /* the aggregate list over the keys and the results */
+    cs_sql_expr **from = cs_sql_alloc(c->arena, sizeof *from * (size_t)(g + 1));
+    cs_sql_expr **key_to = cs_sql_alloc(c->arena, sizeof *key_to * (size_t)(g + 1));
+    int n_map = 0;
+    for (int i = 0; i < g; i++)
+        if (p->group_by[i]->kind != CS_EX_ATTR) {
+            from[n_map] = p->group_by[i];
+            key_to[n_map++] = attrs[i];
+        }
+    cs_sql_expr **list = cs_sql_alloc(c->arena, sizeof *list * (size_t)(p->n_exprs + 1));
+    for (int i = 0; i < p->n_exprs; i++)
+        list[i] =
+            cs_pl_replace(c, replace_calls(c, p->exprs[i], s.calls, to, s.n), from, key_to, n_map);
+    if (cs_pl_project(c, &agg, list, p->n_exprs) != 0) {
+        cs_phys_free(agg.node);
+        return -1;
+    }
+    *out = agg;
     return 0;
 }

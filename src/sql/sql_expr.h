@@ -192,5 +192,13 @@ bool cs_sql_call_written_negative(const cs_sql_expr *e);
 /* e is an implicit cast giving a string literal a collation: appends its Spark name
  * ('A' collate UNICODE_CI) to out and returns true; false (nothing appended) else. */
 bool cs_sql_collated_literal_name(const cs_sql_expr *e, cs_sbuf *out);
+/* A grouped-aggregate pandas UDF call (PythonEvalType SQL_GROUPED_AGG_PANDAS_UDF, 202: Spark's
+ * PythonUDAF): an aggregate function, which the planner runs in AggregateInPandas. */
+static inline bool cs_sql_expr_is_python_agg(const cs_sql_expr *e)
+{
+    return e && e->kind == CS_EX_PYTHON_UDF && e->python_udf && e->python_udf->eval_type == 202;
+}
+/* Whether e holds one (analyzer_python_udf.c). */
+bool cs_sql_expr_has_python_agg(const cs_sql_expr *e);
 
 #endif /* CSPARK_SQL_SQL_EXPR_H */
