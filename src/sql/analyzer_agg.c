@@ -202,7 +202,12 @@ static cs_logical_plan *window_nodes(cs_an_ctx *c, cs_logical_plan *child, windo
         w->children[0] = child;
         w->exprs = cs_sql_alloc(c->a, sizeof *w->exprs * (size_t)(ws->n + 1));
         for (int j = i; j < ws->n; j++) {
-            if (done[j] || !same_spec(spec, ws->windows[j]->args[0]->window)) continue;
+            /* one node per spec and kind of function, as Spark's ExtractWindowExpressions
+             * (grouped-aggregate pandas UDFs run apart: WindowInPandas) */
+            if (done[j] || !same_spec(spec, ws->windows[j]->args[0]->window) ||
+                cs_sql_expr_is_python_agg(ws->windows[i]->args[0]->args[0]) !=
+                    cs_sql_expr_is_python_agg(ws->windows[j]->args[0]->args[0]))
+                continue;
             done[j] = true;
             w->exprs[w->n_exprs++] = ws->windows[j];
         }

@@ -776,6 +776,7 @@ static int window_fn(cs_pl_ctx *c, const cs_sql_expr *named, const cs_window_spe
 
 int cs_pl_window(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out)
 {
+    if (cs_pl_python_window_fns(p)) return cs_pl_python_window(c, p, out); /* planner_python.c */
     cs_pl_out in;
     if (cs_pl_plan(c, p->children[0], &in) != 0) return -1;
     int np = p->n_partition, no = p->n_order, nf = p->n_exprs;

@@ -122,6 +122,10 @@ int cs_pl_python_map_in_batch(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out 
 /* An AGGREGATE calling grouped-aggregate pandas UDFs (cs_sql_expr_has_python_agg in its list) as
  * Exchange, Sort, an AggregateInPandas PYTHON_EVAL and a Project. */
 int cs_pl_python_aggregate(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out);
+/* Whether a WINDOW's functions are grouped-aggregate pandas UDFs; then it is Exchange, Sort and
+ * a WindowInPandas PYTHON_EVAL (every function of the node must be one). */
+bool cs_pl_python_window_fns(const cs_logical_plan *p);
+int cs_pl_python_window(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out);
 
 /* planner_scan.c */
 int cs_pl_scan(cs_pl_ctx *c, const cs_logical_plan *rel, const cs_sql_expr *condition,

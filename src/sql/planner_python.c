@@ -21,6 +21,9 @@
  * partition without keys) and a Sort by them, whose output is the keys then a column per distinct
  * call; a Project above computes the aggregate list over those. Built-in aggregate functions in
  * the same list are refused (INVALID_PANDAS_UDF_PLACEMENT), as Spark's CheckAnalysis refuses them.
+ * Over a window (Spark's WindowInPandasExec) they are one PYTHON_EVAL of eval type 203 over an
+ * Exchange by the partition keys and a Sort by them and the order keys, each UDF's arguments
+ * led by its frame (python_eval.h); RANGE frames with offsets are not supported.
  *
  * Called by planner.c. Ownership: as planner.c's (nodes made here join the tree in *in;
  * expressions and attributes in the planner's arena; UDF commands copied into the node).
@@ -541,5 +544,162 @@ int cs_pl_python_aggregate(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *ou
         return -1;
     }
     *out = agg;
+    return 0;
+}
+
+/* ---- WindowInPandas ---- */
+
+/* A frame bound as WindowInPandas takes it: its kind and a row offset (ROWS frames). */
+static int window_bound(cs_pl_ctx *c, const cs_frame_bound *b, bool range, int *kind, int *off)
+{
+    *off = 0;
+    switch (b->kind) {
+    case CS_BOUND_UNBOUNDED_PRECEDING:
+        *kind = CS_WB_UNBOUNDED_PRECEDING;
+        return 0;
+    case CS_BOUND_CURRENT_ROW:
+        *kind = CS_WB_CURRENT_ROW;
+        return 0;
+    case CS_BOUND_UNBOUNDED_FOLLOWING:
+        *kind = CS_WB_UNBOUNDED_FOLLOWING;
+        return 0;
+    default:
+        break;
+    }
+    const cs_sql_expr *o = b->offset;
+    bool integral = o && o->kind == CS_EX_LITERAL && o->literal &&
+                    cs_column_is_valid(o->literal, 0) &&
+                    (o->literal->type->id == CS_TYPE_INT || o->literal->type->id == CS_TYPE_LONG);
+    if (range || !integral)
+        return cs_pl_unsupported(c,
+                                 "a grouped-aggregate pandas UDF over a RANGE frame with offsets");
+    int64_t v = o->literal->type->id == CS_TYPE_INT
+                    ? ((const int32_t *)(const void *)o->literal->values)[0]
+                    : ((const int64_t *)(const void *)o->literal->values)[0];
+    if (v > INT32_MAX) v = INT32_MAX;
+    *kind = CS_WB_OFFSET;
+    *off = (int)(b->kind == CS_BOUND_PRECEDING ? -v : v);
+    return 0;
+}
+
+/* The window function of a WINDOW node's entry (ALIAS of WINDOW), or NULL. */
+static const cs_sql_expr *window_function(const cs_sql_expr *named)
+{
+    return named->kind == CS_EX_ALIAS && named->args[0]->kind == CS_EX_WINDOW
+               ? named->args[0]->args[0]
+               : NULL;
+}
+
+bool cs_pl_python_window_fns(const cs_logical_plan *p)
+{
+    for (int i = 0; i < p->n_exprs; i++)
+        if (cs_sql_expr_is_python_agg(window_function(p->exprs[i]))) return true;
+    return false;
+}
+
+int cs_pl_python_window(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out)
+{
+    int np = p->n_partition, no = p->n_order, nf = p->n_exprs, total = 0;
+    for (int i = 0; i < nf; i++) {
+        const cs_sql_expr *f = window_function(p->exprs[i]);
+        if (!cs_sql_expr_is_python_agg(f))
+            return cs_pl_unsupported(c, "grouped-aggregate pandas UDFs and other functions "
+                                        "over one window");
+        total += f->n_args;
+    }
+    cs_pl_out in;
+    if (cs_pl_plan(c, p->children[0], &in) != 0) return -1;
+    /* the partition keys, the order keys, then every UDF's arguments */
+    int nc = np + no + total;
+    cs_sql_expr **cols = cs_sql_alloc(c->arena, sizeof *cols * (size_t)(nc + 1));
+    for (int i = 0; i < np; i++)
+        cols[i] = p->partition[i];
+    for (int i = 0; i < no; i++)
+        cols[np + i] = p->order[i]->kind == CS_EX_SORT_ORDER ? p->order[i]->args[0] : p->order[i];
+    for (int i = 0, k = np + no; i < nf; i++) {
+        const cs_sql_expr *f = window_function(p->exprs[i]);
+        for (int a = 0; a < f->n_args; a++)
+            cols[k++] = unnamed(f->args[a]);
+    }
+    cs_sql_expr **args = NULL;
+    int *ords = cs_xcalloc((size_t)nc + 1, sizeof *ords);
+    if (cs_pl_python_udfs(c, &in, cols + np + no, total, &args) != 0 ||
+        (memcpy(cols + np + no, args, sizeof *args * (size_t)total),
+         cs_pl_columns(c, &in, cols, nc, ords) != 0)) {
+        free(ords);
+        cs_phys_free(in.node);
+        return -1;
+    }
+    if (np == 0 || !cs_pl_partitioned_by(&in, ords, np, c->pc->conf.shuffle_partitions, false))
+        cs_pl_exchange(c, &in, CS_PART_HASH, ords, np, c->pc->conf.shuffle_partitions);
+    cs_phys_node *sort = cs_pl_node(c, CS_PH_SORT, in.attrs, in.n, 1);
+    sort->children[0] = in.node;
+    in.node = sort;
+    sort->n_sort_keys = np + no;
+    sort->sort_keys = cs_xcalloc((size_t)(np + no + 1), sizeof *sort->sort_keys);
+    cs_sort_key *order = cs_xcalloc((size_t)no + 1, sizeof *order);
+    for (int i = 0; i < np; i++)
+        sort->sort_keys[i] = (cs_sort_key){ords[i], false, true};
+    for (int i = 0; i < no; i++) {
+        const cs_sql_expr *o = p->order[i];
+        bool desc = o->kind == CS_EX_SORT_ORDER && o->descending;
+        order[i] =
+            (cs_sort_key){ords[np + i], desc, o->kind == CS_EX_SORT_ORDER ? o->nulls_first : !desc};
+        sort->sort_keys[np + i] = order[i];
+    }
+    int n_out = in.n + nf;
+    cs_sql_expr **attrs = cs_sql_alloc(c->arena, sizeof *attrs * (size_t)(n_out + 1));
+    memcpy(attrs, in.attrs, sizeof *attrs * (size_t)in.n);
+    for (int i = 0; i < nf; i++)
+        attrs[in.n + i] = cs_pl_attr_of(c, p->exprs[i]);
+    cs_phys_node *n = cs_pl_node(c, CS_PH_PYTHON_EVAL, attrs, n_out, 1);
+    n->children[0] = in.node;
+    set_python_conf(c, n, window_function(p->exprs[0])->python_udf);
+    n->py_eval_type = 203; /* SQL_WINDOW_AGG_PANDAS_UDF */
+    n->n_group_keys = np;
+    n->group_keys = cs_xcalloc((size_t)np + 1, sizeof *n->group_keys);
+    memcpy(n->group_keys, ords, sizeof *ords * (size_t)np);
+    n->n_sort_keys = no;
+    n->sort_keys = order;
+    n->py_udfs = cs_xcalloc((size_t)nf, sizeof *n->py_udfs);
+    n->n_py_udfs = nf;
+    cs_pl_out was = in;
+    in = (cs_pl_out){n, attrs, n_out, NULL, 0, 0};
+    cs_pl_keep_partitioning(&in, &was);
+    int rc = 0;
+    for (int i = 0, k = np + no; rc == 0 && i < nf; i++) {
+        const cs_sql_expr *f = window_function(p->exprs[i]);
+        const cs_window_spec *w = p->exprs[i]->args[0]->window;
+        /* the frame: the one given, else Spark's default for an aggregate function */
+        int frame[5] = {0, CS_WB_UNBOUNDED_PRECEDING, 0, CS_WB_UNBOUNDED_FOLLOWING, 0};
+        if (w->has_frame) {
+            frame[0] = w->frame_type == CS_FRAME_RANGE;
+            rc = window_bound(c, &w->lower, frame[0], &frame[1], &frame[2]);
+            if (rc == 0) rc = window_bound(c, &w->upper, frame[0], &frame[3], &frame[4]);
+        } else if (no > 0) {
+            frame[0] = 1;
+            frame[3] = CS_WB_CURRENT_ROW;
+        }
+        int *fa = cs_xcalloc((size_t)f->n_args + 6, sizeof *fa);
+        memcpy(fa, frame, sizeof frame);
+        memcpy(fa + 5, ords + k, sizeof *ords * (size_t)f->n_args);
+        cs_phys_py_udf *d = &n->py_udfs[i];
+        copy_udf(d, f, ords + k, &k);
+        free(d->args);
+        d->args = fa;
+        d->n_args += 5;
+        if (d->arg_names) { /* the names after the frame's 5 values */
+            char **names = cs_xcalloc((size_t)d->n_args, sizeof *names);
+            memcpy(names + 5, d->arg_names, sizeof *names * (size_t)f->n_args);
+            free(d->arg_names);
+            d->arg_names = names;
+        }
+    }
+    free(ords);
+    if (rc != 0) {
+        cs_phys_free(in.node);
+        return -1;
+    }
+    *out = in;
     return 0;
 }

@@ -16,6 +16,17 @@
  * A partition without rows starts no worker and outputs nothing, as Spark's operator ignores an
  * empty partition (a global aggregate over no rows has no row, unlike a built-in aggregate's).
  *
+ * WindowInPandas (Spark's WindowInPandasExec / ArrowWindowPythonExec: the same UDFs over a
+ * window, SQL_WINDOW_AGG_PANDAS_UDF, 203) cuts the input, sorted by the partition keys then the
+ * order keys, into window partitions the same way and sends each whole; a UDF over the whole
+ * partition (ROWS UNBOUNDED PRECEDING to UNBOUNDED FOLLOWING, or no ORDER BY) is "unbounded" (the
+ * worker repeats its one value for every row), any other frame "bounded": two int columns, the
+ * frame's first row and the row after its last (in the partition) of every row, go before its
+ * arguments, and the worker calls the function once per row on that slice. The runner conf
+ * names each UDF's kind in order (pandas_window_bound_types). The answer has a row per row
+ * sent; the output is the input's columns then a column per UDF. ROWS frames take any offsets;
+ * RANGE frames UNBOUNDED and CURRENT ROW bounds (the current row's peers: equal order keys).
+ *
  * The worker comes at the first row and goes at close (kept for the next task when its results
  * were read to the end); its exception is Spark's PythonException. Ownership: the constructor
  * copies the spec's commands, ordinals and names and takes over the child and the output schema.
@@ -25,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "columnar/col_builder.h"
 #include "formats/arrow_ipc.h"
 #include "sqlexec/python_eval.h"
 #include "sqlexec/python_worker.h"
@@ -32,13 +44,20 @@
 
 /* Groups answered at most in one output batch. */
 #define GROUPS_PER_BATCH 1024
+/* A window UDF's arguments start with its frame: RANGE (1) or ROWS (0), the lower bound's kind
+ * (cs_win_bound_kind) and offset, the upper bound's kind and offset. */
+#define WINDOW_FRAME_ARGS 5
 
 typedef struct agg_udf {
     uint8_t *command;
     size_t command_len;
     int n_args;
-    int *offsets;     /* columns of the batches sent */
+    int *offsets;     /* columns of the batches sent (a window's bounded UDF: its 2 bounds first) */
     char **arg_names; /* NULL, or per argument its keyword (NULL: positional) */
+    /* a window's frame; bounded: its bounds are sent (columns offsets[0], offsets[1]) */
+    bool bounded, range;
+    cs_win_bound_kind lower_kind, upper_kind;
+    int64_t lower, upper;
 } agg_udf;
 
 typedef struct py_agg_op {
@@ -47,8 +66,14 @@ typedef struct py_agg_op {
     bool safe_cast, faulthandler;
     int n_udfs;
     agg_udf *udfs;
+    bool window; /* WindowInPandas */
     int n_keys;
-    cs_sort_key *keys; /* the grouping keys: ordinals of the child */
+    cs_sort_key *keys; /* the grouping keys: ordinals of the work batch */
+    int n_order;
+    cs_sort_key *order; /* a window's order keys (ordinals of the child): RANGE frames' peers */
+    int n_bounds;       /* a window's bound columns sent (2 per bounded UDF) */
+    int *sent_cols;     /* a window's argument columns sent (ordinals of the child), after them */
+    int n_sent;
     /* a work batch per child batch: the key columns, then the columns sent (dictionaries
      * decoded); work_cols are their ordinals in the child */
     int n_work, *work_cols;
@@ -59,7 +84,7 @@ typedef struct py_agg_op {
     cs_ipc_reader *reader;
     bool started, child_done, results_done;
     cs_col_batch *first; /* the first child batch with rows, read before the worker starts */
-    cs_sql_keybuf kb;
+    cs_sql_keybuf kb, okb;
     /* the group being gathered: runs of work batches, its encoded key */
     cs_col_batch **gb;
     cs_sql_row_run *runs;
@@ -68,7 +93,8 @@ typedef struct py_agg_op {
     size_t key_len, key_cap;
     bool have_key;
     int64_t groups_sent;
-    /* each group sent and not answered yet: its first row (qb[i]'s row qr[i]) */
+    /* each group sent and not answered yet: its first row (qb[i]'s row qr[i]); a window's: its
+     * whole partition (qb[i]) */
     cs_col_batch **qb;
     int32_t *qr;
     int q_head, q_len, q_cap;
@@ -122,7 +148,81 @@ static void group_add(py_agg_op *o, cs_col_batch *w, int64_t r)
     o->n_runs++;
 }
 
-/* Sends the group gathered as one batch of the columns sent, and queues its first row. */
+/* The frame [*begin, *end) of row i of a partition of n rows; peer_lo / peer_hi: the first row of
+ * i's peers and the row after its last (RANGE frames). */
+static void frame_of(const agg_udf *u, int64_t i, int64_t n, int64_t peer_lo, int64_t peer_hi,
+                     int32_t *begin, int32_t *end)
+{
+    int64_t b = 0, e = n;
+    if (u->lower_kind == CS_WB_CURRENT_ROW) b = u->range ? peer_lo : i;
+    if (u->lower_kind == CS_WB_OFFSET) b = i + u->lower;
+    if (u->lower_kind == CS_WB_UNBOUNDED_FOLLOWING) b = n;
+    if (u->upper_kind == CS_WB_CURRENT_ROW) e = u->range ? peer_hi : i + 1;
+    if (u->upper_kind == CS_WB_OFFSET) e = i + u->upper + 1;
+    if (u->upper_kind == CS_WB_UNBOUNDED_PRECEDING) e = 0;
+    b = b < 0 ? 0 : b > n ? n : b;
+    e = e < b ? b : e > n ? n : e;
+    *begin = (int32_t)b;
+    *end = (int32_t)e;
+}
+
+static bool same_key(const cs_sql_keybuf *kb, int64_t a, int64_t b)
+{
+    int64_t la = kb->off[a + 1] - kb->off[a], lb = kb->off[b + 1] - kb->off[b];
+    return la == lb && memcmp(kb->bytes + kb->off[a], kb->bytes + kb->off[b], (size_t)la) == 0;
+}
+
+static cs_column *int_column(const int32_t *v, int64_t n)
+{
+    cs_col_builder *b = cs_col_builder_new(NULL, cs_col_type_primitive(CS_TYPE_INT));
+    cs_col_builder_append_values(b, v, n, NULL);
+    cs_column *c = cs_col_builder_finish(b);
+    cs_col_builder_free(b);
+    return c;
+}
+
+/* A window partition's batch sent: each bounded UDF's frame bounds, then the arguments. */
+static cs_col_batch *window_sent(py_agg_op *o, cs_col_batch *g, cs_error *err)
+{
+    int64_t n = g->num_rows;
+    int nc = o->n_bounds + o->n_sent;
+    cs_column **cols = cs_xcalloc((size_t)nc + 1, sizeof *cols);
+    if (o->n_bounds > 0) {
+        int32_t *begin = cs_xcalloc((size_t)n + 1, sizeof *begin);
+        int32_t *end = cs_xcalloc((size_t)n + 1, sizeof *end);
+        int64_t *lo = cs_xcalloc((size_t)n + 1, sizeof *lo);
+        int64_t *hi = cs_xcalloc((size_t)n + 1, sizeof *hi);
+        if (o->n_order > 0) cs_sql_keys_encode(&o->okb, g, o->order, o->n_order, false);
+        int64_t start = 0, stop = n; /* peers: runs of equal order keys (all without any) */
+        for (int64_t i = 0; i < n; i++) {
+            if (i > 0 && o->n_order > 0 && !same_key(&o->okb, i, i - 1)) start = i;
+            lo[i] = start;
+        }
+        for (int64_t i = n - 1; i >= 0; i--) {
+            if (i < n - 1 && lo[i + 1] != lo[i]) stop = i + 1;
+            hi[i] = stop;
+        }
+        for (int u = 0, k = 0; u < o->n_udfs; u++) {
+            if (!o->udfs[u].bounded) continue;
+            for (int64_t i = 0; i < n; i++)
+                frame_of(&o->udfs[u], i, n, lo[i], hi[i], &begin[i], &end[i]);
+            cols[k++] = int_column(begin, n);
+            cols[k++] = int_column(end, n);
+        }
+        free(begin);
+        free(end);
+        free(lo);
+        free(hi);
+    }
+    for (int j = 0; j < o->n_sent; j++)
+        cols[o->n_bounds + j] = cs_column_ref(g->columns[o->sent_cols[j]]);
+    cs_col_batch *s = cs_col_batch_new(cs_col_type_ref(o->sent_schema), cols, nc, n, err);
+    free(cols);
+    return s;
+}
+
+/* Sends the group gathered as one batch of the columns sent, and queues its first row (a
+ * window: the whole partition). */
 static int flush_group(py_agg_op *o, cs_error *err)
 {
     if (o->n_runs == 0) return 0;
@@ -139,19 +239,27 @@ static int flush_group(py_agg_op *o, cs_error *err)
             o->qr = cs_xrealloc(o->qr, sizeof *o->qr * (size_t)o->q_cap);
         }
     }
-    o->qb[o->q_len] = cs_col_batch_ref(o->gb[0]);
-    o->qr[o->q_len++] = o->runs[0].start;
+    if (!o->window) {
+        o->qb[o->q_len] = cs_col_batch_ref(o->gb[0]);
+        o->qr[o->q_len++] = o->runs[0].start;
+    }
     cs_col_batch *g =
         cs_sql_gather_runs_batch(o->work_schema, o->gb, o->runs, o->n_runs, o->base.ctx->alloc);
     group_drop(o);
-    if (!g) return cs_error_set(err, CS_ENOMEM, "AggregateInPandas: cannot gather a group");
-    int n_sent = o->n_work - o->n_keys;
-    cs_column **cols = cs_xcalloc((size_t)n_sent + 1, sizeof *cols);
-    for (int i = 0; i < n_sent; i++)
-        cols[i] = cs_column_ref(g->columns[o->n_keys + i]);
-    cs_col_batch *s =
-        cs_col_batch_new(cs_col_type_ref(o->sent_schema), cols, n_sent, g->num_rows, err);
-    free(cols);
+    if (!g) return cs_error_set(err, CS_ENOMEM, "%s: cannot gather a group", o->base.vt->name);
+    if (o->window) {
+        o->qb[o->q_len] = cs_col_batch_ref(g);
+        o->qr[o->q_len++] = -1;
+    }
+    cs_col_batch *s = o->window ? window_sent(o, g, err) : NULL;
+    if (!o->window) {
+        int n_sent = o->n_work - o->n_keys;
+        cs_column **cols = cs_xcalloc((size_t)n_sent + 1, sizeof *cols);
+        for (int i = 0; i < n_sent; i++)
+            cols[i] = cs_column_ref(g->columns[o->n_keys + i]);
+        s = cs_col_batch_new(cs_col_type_ref(o->sent_schema), cols, n_sent, g->num_rows, err);
+        free(cols);
+    }
     cs_col_batch_unref(g);
     if (!s) return err->code;
     o->groups_sent++;
@@ -242,15 +350,23 @@ static int start(py_agg_op *o, cs_error *err)
         cmds[i] =
             (cs_py_udf_command){o->udfs[i].command, o->udfs[i].command_len, o->udfs[i].n_args,
                                 o->udfs[i].offsets, (const char *const *)o->udfs[i].arg_names};
+    /* a window's UDFs' kinds, in order (Spark 4.0's key, and 4.1's) */
+    cs_sbuf kinds = CS_SBUF_INIT;
+    for (int i = 0; i < o->n_udfs; i++)
+        cs_sbuf_puts(&kinds, i ? (o->udfs[i].bounded ? ",bounded" : ",unbounded")
+                               : (o->udfs[i].bounded ? "bounded" : "unbounded"));
     const char *keys[] = {"spark.sql.session.timeZone",
-                          "spark.sql.execution.pandas.convertToArrowArraySafely"};
+                          "spark.sql.execution.pandas.convertToArrowArraySafely",
+                          "pandas_window_bound_types", "window_bound_types"};
     const char *values[] = {ctx->session_tz ? ctx->session_tz : "UTC",
-                            o->safe_cast ? "true" : "false"};
+                            o->safe_cast ? "true" : "false", cs_sbuf_str(&kinds),
+                            cs_sbuf_str(&kinds)};
     cs_py_worker_spec spec = {
         .python = o->python,
         .python_ver = o->python_ver,
-        .eval_type = CS_PY_EVAL_GROUPED_AGG_PANDAS_UDF,
-        .n_conf = 2,
+        .eval_type =
+            o->window ? CS_PY_EVAL_WINDOW_AGG_PANDAS_UDF : CS_PY_EVAL_GROUPED_AGG_PANDAS_UDF,
+        .n_conf = o->window ? 4 : 2,
         .conf_keys = keys,
         .conf_values = values,
         .n_udfs = o->n_udfs,
@@ -263,6 +379,7 @@ static int start(py_agg_op *o, cs_error *err)
     };
     o->worker = cs_py_worker_start(&spec, err);
     free(cmds);
+    cs_sbuf_free(&kinds);
     if (!o->worker) return err->code;
     o->writer = cs_ipc_writer_new(o->sent_schema, send_bytes, o->worker);
     cs_py_worker_set_pump(o->worker, pump, o);
@@ -300,7 +417,10 @@ static int next_answer(py_agg_op *o, int taken, cs_col_batch **res, cs_error *er
             cs_col_batch_unref(r);
             continue;
         }
-        if (r->num_rows != 1 || r->n_columns != o->n_udfs || o->q_len - o->q_head == taken) {
+        int64_t want_rows = o->q_len - o->q_head == taken ? -1
+                            : o->window                   ? o->qb[o->q_head + taken]->num_rows
+                                                          : 1;
+        if (r->num_rows != want_rows || r->n_columns != o->n_udfs) {
             cs_error_set(err, CS_EPROTO,
                          "Python worker: an answer of %lld rows, %d columns for %d UDFs",
                          (long long)r->num_rows, r->n_columns, o->n_udfs);
@@ -325,12 +445,33 @@ static int next_answer(py_agg_op *o, int taken, cs_col_batch **res, cs_error *er
     }
 }
 
+/* A window's next output: the oldest partition sent, its rows and the UDFs' columns. */
+static int window_next(py_agg_op *o, cs_col_batch **out, cs_error *err)
+{
+    cs_col_batch *res = NULL;
+    if (next_answer(o, 0, &res, err) != 0 || !res) return err->code;
+    cs_col_batch *g = o->qb[o->q_head++];
+    if (o->q_head == o->q_len) o->q_head = o->q_len = 0;
+    int nin = g->n_columns, nc = nin + o->n_udfs;
+    cs_column **cols = cs_xcalloc((size_t)nc, sizeof *cols);
+    for (int i = 0; i < nin; i++)
+        cols[i] = cs_column_ref(g->columns[i]);
+    for (int i = 0; i < o->n_udfs; i++)
+        cols[nin + i] = cs_column_ref(res->columns[i]);
+    *out = cs_col_batch_new(cs_col_type_ref(o->base.schema), cols, nc, g->num_rows, err);
+    free(cols);
+    cs_col_batch_unref(g);
+    cs_col_batch_unref(res);
+    return *out ? 0 : err->code;
+}
+
 static int agg_next(cs_sql_op *op, cs_col_batch **out, cs_error *err)
 {
     py_agg_op *o = (py_agg_op *)op;
     *out = NULL;
     if (!o->started && start(o, err) != 0) return err->code;
     if (o->results_done) return 0;
+    if (o->window) return window_next(o, out, err);
     cs_col_batch *res[GROUPS_PER_BATCH];
     int n = 0, rc = 0;
     while (n < GROUPS_PER_BATCH) {
@@ -390,6 +531,8 @@ static void agg_close(cs_sql_op *op)
     o->q_head = o->q_len = 0;
     cs_sql_keybuf_free(&o->kb);
     memset(&o->kb, 0, sizeof o->kb);
+    cs_sql_keybuf_free(&o->okb);
+    memset(&o->okb, 0, sizeof o->okb);
     o->started = o->child_done = o->results_done = false;
     o->groups_sent = 0;
     cs_sql_op_close(op->children[0]);
@@ -407,6 +550,8 @@ static void agg_destroy(cs_sql_op *op)
     }
     free(o->udfs);
     free(o->keys);
+    free(o->order);
+    free(o->sent_cols);
     free(o->work_cols);
     free(o->gb);
     free(o->runs);
@@ -425,7 +570,8 @@ static void agg_destroy(cs_sql_op *op)
 static void agg_explain(const cs_sql_op *op, cs_sbuf *out)
 {
     const py_agg_op *o = (const py_agg_op *)op;
-    cs_sbuf_printf(out, "[%d grouping keys, %d python udf(s)]", o->n_keys, o->n_udfs);
+    cs_sbuf_printf(out, "[%d %s keys, %d python udf(s)]", o->n_keys,
+                   o->window ? "partition" : "grouping", o->n_udfs);
 }
 
 static const cs_sql_op_vtable agg_vt = {"AggregateInPandas", agg_open,    agg_next,
@@ -516,5 +662,119 @@ cs_sql_op *cs_sql_op_python_aggregate(cs_sql_op *child, const cs_py_eval_spec *s
     o->sent_schema = fields_of(o->work_schema, n_keys, o->n_work - n_keys, true);
     o->result_schema = fields_of(schema, n_keys, spec->n_udfs, true);
     cs_sql_op_init(&o->base, &agg_vt, schema, &child, 1);
+    return &o->base;
+}
+
+static const cs_sql_op_vtable window_vt = {"WindowInPandas", agg_open,    agg_next,
+                                           agg_close,        agg_destroy, agg_explain};
+
+cs_sql_op *cs_sql_op_python_window(cs_sql_op *child, const cs_py_eval_spec *spec,
+                                   const int *partition_keys, int n_partition,
+                                   const cs_sort_key *order, int n_order, cs_col_type *schema,
+                                   cs_error *err)
+{
+    const cs_col_type *in = child->schema;
+    int nin = in->n_fields;
+    bool ok = spec->eval_type == CS_PY_EVAL_WINDOW_AGG_PANDAS_UDF && spec->n_udfs > 0 &&
+              n_partition >= 0 && n_order >= 0 && schema->id == CS_TYPE_STRUCT &&
+              schema->n_fields == nin + spec->n_udfs;
+    for (int i = 0; ok && i < n_partition; i++)
+        ok = partition_keys[i] >= 0 && partition_keys[i] < nin &&
+             cs_sql_struct_key_type_ok(in->fields[partition_keys[i]].type);
+    for (int i = 0; ok && i < n_order; i++)
+        ok = order[i].ordinal >= 0 && order[i].ordinal < nin;
+    for (int u = 0; ok && u < spec->n_udfs; u++) {
+        const cs_py_eval_udf *s = &spec->udfs[u];
+        ok = s->n_args >= WINDOW_FRAME_ARGS && s->args[1] >= CS_WB_UNBOUNDED_PRECEDING &&
+             s->args[1] <= CS_WB_UNBOUNDED_FOLLOWING && s->args[3] >= CS_WB_UNBOUNDED_PRECEDING &&
+             s->args[3] <= CS_WB_UNBOUNDED_FOLLOWING &&
+             !(s->args[0] && (s->args[1] == CS_WB_OFFSET || s->args[3] == CS_WB_OFFSET));
+        for (int a = WINDOW_FRAME_ARGS; ok && a < s->n_args; a++)
+            ok = s->args[a] >= 0 && s->args[a] < nin;
+    }
+    if (!ok) {
+        cs_error_set(err, CS_EINVAL, "WindowInPandas: bad keys, frames, arguments or output type");
+        cs_col_type_unref(schema);
+        cs_sql_op_free(child);
+        return NULL;
+    }
+    py_agg_op *o = cs_xcalloc(1, sizeof *o);
+    o->window = true;
+    o->python = cs_xstrdup(spec->python ? spec->python : "python3");
+    o->python_ver = cs_xstrdup(spec->python_ver ? spec->python_ver : "");
+    o->safe_cast = spec->safe_cast;
+    o->faulthandler = spec->faulthandler;
+    o->n_work = nin; /* every column: the output holds them */
+    o->work_cols = cs_xcalloc((size_t)nin + 1, sizeof *o->work_cols);
+    for (int i = 0; i < nin; i++)
+        o->work_cols[i] = i;
+    o->n_keys = n_partition;
+    o->keys = cs_xcalloc((size_t)n_partition + 1, sizeof *o->keys);
+    for (int i = 0; i < n_partition; i++)
+        o->keys[i] = (cs_sort_key){partition_keys[i], false, true};
+    o->n_order = n_order;
+    o->order = cs_xcalloc((size_t)n_order + 1, sizeof *o->order);
+    if (n_order) memcpy(o->order, order, sizeof *order * (size_t)n_order);
+    o->n_udfs = spec->n_udfs;
+    o->udfs = cs_xcalloc((size_t)spec->n_udfs + 1, sizeof *o->udfs);
+    int total = 0;
+    for (int u = 0; u < spec->n_udfs; u++) {
+        const int *f = spec->udfs[u].args;
+        agg_udf *d = &o->udfs[u];
+        d->range = f[0] != 0;
+        d->lower_kind = (cs_win_bound_kind)f[1];
+        d->lower = f[2];
+        d->upper_kind = (cs_win_bound_kind)f[3];
+        d->upper = f[4];
+        d->bounded = !(d->lower_kind == CS_WB_UNBOUNDED_PRECEDING &&
+                       d->upper_kind == CS_WB_UNBOUNDED_FOLLOWING);
+        o->n_bounds += d->bounded ? 2 : 0;
+        total += spec->udfs[u].n_args;
+    }
+    o->sent_cols = cs_xcalloc((size_t)total + 1, sizeof *o->sent_cols);
+    for (int u = 0, k = 0; u < spec->n_udfs; u++) {
+        const cs_py_eval_udf *s = &spec->udfs[u];
+        agg_udf *d = &o->udfs[u];
+        int nb = d->bounded ? 2 : 0, na = s->n_args - WINDOW_FRAME_ARGS;
+        d->command = cs_xmalloc(s->command_len + 1);
+        memcpy(d->command, s->command, s->command_len);
+        d->command_len = s->command_len;
+        d->n_args = nb + na;
+        d->offsets = cs_xcalloc((size_t)d->n_args + 1, sizeof *d->offsets);
+        if (nb) {
+            d->offsets[0] = k++;
+            d->offsets[1] = k++;
+        }
+        if (s->arg_names) {
+            d->arg_names = cs_xcalloc((size_t)d->n_args + 1, sizeof *d->arg_names);
+            for (int a = 0; a < na; a++)
+                if (s->arg_names[WINDOW_FRAME_ARGS + a])
+                    d->arg_names[nb + a] = cs_xstrdup(s->arg_names[WINDOW_FRAME_ARGS + a]);
+        }
+        for (int a = 0; a < na; a++) { /* a column read twice is sent once */
+            int col = s->args[WINDOW_FRAME_ARGS + a], j = 0;
+            while (j < o->n_sent && o->sent_cols[j] != col)
+                j++;
+            if (j == o->n_sent) o->sent_cols[o->n_sent++] = col;
+            d->offsets[nb + a] = o->n_bounds + j;
+        }
+    }
+    int nc = o->n_bounds + o->n_sent;
+    cs_col_field *sf = cs_xcalloc((size_t)nc + 1, sizeof *sf);
+    char(*names)[16] = cs_xcalloc((size_t)nc + 1, sizeof *names);
+    for (int i = 0; i < nc; i++) {
+        snprintf(names[i], sizeof names[i], "_%d", i);
+        cs_col_type *t = i < o->n_bounds
+                             ? cs_col_type_primitive(CS_TYPE_INT)
+                             : cs_col_type_ref(in->fields[o->sent_cols[i - o->n_bounds]].type);
+        sf[i] = (cs_col_field){names[i], t, true};
+    }
+    o->sent_schema = cs_col_type_struct(sf, nc);
+    free(sf);
+    free(names);
+    o->work_schema = cs_col_type_ref((cs_col_type *)in);
+    o->key_schema = cs_col_type_ref((cs_col_type *)in);
+    o->result_schema = fields_of(schema, nin, spec->n_udfs, true);
+    cs_sql_op_init(&o->base, &window_vt, schema, &child, 1);
     return &o->base;
 }

@@ -585,7 +585,9 @@ static cs_sql_op *build_python_eval(const cs_phys_node *n, cs_sql_op *child, cs_
         return group_map ? cs_sql_op_python_group_map(child, &spec, out, err)
                          : cs_sql_op_python_map_in_batch(child, &spec, out, err);
     }
-    if (n->py_eval_type == CS_PY_EVAL_GROUPED_AGG_PANDAS_UDF && n->schema) {
+    if ((n->py_eval_type == CS_PY_EVAL_GROUPED_AGG_PANDAS_UDF ||
+         n->py_eval_type == CS_PY_EVAL_WINDOW_AGG_PANDAS_UDF) &&
+        n->schema) {
         cs_py_eval_udf *udfs = cs_xcalloc((size_t)n->n_py_udfs + 1, sizeof *udfs);
         for (int i = 0; i < n->n_py_udfs; i++)
             udfs[i] = (cs_py_eval_udf){NULL,
@@ -598,8 +600,13 @@ static cs_sql_op *build_python_eval(const cs_phys_node *n, cs_sql_op *child, cs_
         cs_py_eval_spec spec = {
             n->py_eval_type,   n->py_python,    n->py_python_ver,      n->n_py_udfs,      udfs,
             n->py_max_records, n->py_safe_cast, n->py_columns_by_name, n->py_faulthandler};
-        cs_sql_op *op = cs_sql_op_python_aggregate(child, &spec, n->group_keys, n->n_group_keys,
-                                                   cs_col_type_ref(n->schema), err);
+        cs_sql_op *op =
+            n->py_eval_type == CS_PY_EVAL_WINDOW_AGG_PANDAS_UDF
+                ? cs_sql_op_python_window(child, &spec, n->group_keys, n->n_group_keys,
+                                          n->sort_keys, n->n_sort_keys, cs_col_type_ref(n->schema),
+                                          err)
+                : cs_sql_op_python_aggregate(child, &spec, n->group_keys, n->n_group_keys,
+                                             cs_col_type_ref(n->schema), err);
         free(udfs);
         return op;
     }

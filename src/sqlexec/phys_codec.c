@@ -655,7 +655,10 @@ static int fields_from(decoder *d, const Cspark__SqlPlanNode *pb, cs_phys_node *
         bool cogroup = pb->py_eval_type == 206 || pb->py_eval_type == 210;
         if (n->n_children != (cogroup ? 2 : 1))
             return bad(d, "%d children for eval type %d", n->n_children, pb->py_eval_type);
-        size_t skip = pb->py_eval_type == 201 || pb->py_eval_type == 209 ? 2 : 0;
+        /* windows (203): each UDF's frame (5 values) before its ordinals */
+        size_t skip = pb->py_eval_type == 201 || pb->py_eval_type == 209 ? 2
+                      : pb->py_eval_type == 203                          ? 5
+                                                                         : 0;
         n->py_eval_type = pb->py_eval_type;
         n->py_python = cs_xstrdup(pb->py_python ? pb->py_python : "");
         n->py_python_ver = cs_xstrdup(pb->py_python_ver ? pb->py_python_ver : "");
@@ -663,11 +666,16 @@ static int fields_from(decoder *d, const Cspark__SqlPlanNode *pb, cs_phys_node *
         n->py_safe_cast = pb->py_safe_cast;
         n->py_columns_by_name = pb->py_columns_by_name;
         n->py_faulthandler = pb->py_faulthandler;
-        if (pb->py_eval_type == 202) { /* AggregateInPandas: its grouping keys */
+        if (pb->py_eval_type == 202 || pb->py_eval_type == 203) {
+            /* AggregateInPandas: its grouping keys; WindowInPandas: its partition keys, its
+             * order keys */
             if (ordinals_ok(d, "a grouping key", pb->group_keys, pb->n_group_keys, 0, in))
                 return CS_EPROTO;
             n->n_group_keys = (int)pb->n_group_keys;
             n->group_keys = ints_from(pb->group_keys, pb->n_group_keys);
+            n->n_sort_keys = (int)pb->n_sort_keys;
+            if (sort_keys_from(d, pb->sort_keys, pb->n_sort_keys, in, &n->sort_keys))
+                return CS_EPROTO;
         }
         n->py_udfs = cs_xcalloc(pb->n_py_udfs + 1, sizeof *n->py_udfs);
         for (size_t i = 0; i < pb->n_py_udfs; i++) {

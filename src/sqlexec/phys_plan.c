@@ -161,6 +161,8 @@ const char *cs_phys_node_name(const cs_phys_node *n)
             return "FlatMapGroupsInPandas";
         case 202:
             return "AggregateInPandas";
+        case 203:
+            return "WindowInPandas";
         case 209:
             return "FlatMapGroupsInArrow";
         case 205:

@@ -24,6 +24,7 @@
 #include "columnar/col_type.h"
 #include "common/err.h"
 #include "sqlexec/operator.h"
+#include "sqlexec/sql_ops.h"
 
 typedef struct cs_py_eval_udf {
     const char *name; /* the output column's name */
@@ -88,5 +89,15 @@ cs_sql_op *cs_sql_op_python_map_in_batch(cs_sql_op *child, const cs_py_eval_spec
 cs_sql_op *cs_sql_op_python_aggregate(cs_sql_op *child, const cs_py_eval_spec *spec,
                                       const int *keys, int n_keys, cs_col_type *schema,
                                       cs_error *err);
+
+/* WindowInPandas (op_python_aggregate.c): the child sorted by partition_keys (ordinals of the
+ * child) then by the order keys; the UDFs of eval type 203 whose args are their frame (RANGE 1 or
+ * ROWS 0, the lower bound's cs_win_bound_kind and offset, the upper bound's; RANGE frames take no
+ * offsets) then the ordinals of the child they read; the output is schema (taken over): the
+ * child's columns, then one column per UDF. */
+cs_sql_op *cs_sql_op_python_window(cs_sql_op *child, const cs_py_eval_spec *spec,
+                                   const int *partition_keys, int n_partition,
+                                   const cs_sort_key *order, int n_order, cs_col_type *schema,
+                                   cs_error *err);
 
 #endif /* CSPARK_SQLEXEC_PYTHON_EVAL_H */

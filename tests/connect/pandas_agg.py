@@ -10,7 +10,9 @@ Cases: one UDF and two (a mean, a weighted mean of two columns, the same column 
 expression and a Python UDF over a result, a Python UDF in an argument, a global agg and a
 select, an empty input (grouped and global), null values and a null key, string, two-column and
 computed keys, 97 keys over shuffled partitions, an aggregate above, a long and a string result,
-a named argument; errors: a built-in aggregate in the same agg (INVALID_PANDAS_UDF_PLACEMENT), a
+a named argument; over windows: whole partitions, the default frame of an ORDER BY, ROWS frames
+with offsets, a RANGE frame from the current row's peers, no partition keys, built-in window
+functions over the same window, 97 partitions; errors: a built-in aggregate in the same agg (INVALID_PANDAS_UDF_PLACEMENT), a
 UDF raising StopIteration and ValueError (PythonException), and the session serving on after.
 Every check is a value the program computes itself (so it holds on any server); OUT.json holds
 each case's rows (sorted), schema and pandas shape, and each error's exception type and error
@@ -20,7 +22,7 @@ import json
 import sys
 
 import pandas as pd
-from pyspark.sql import SparkSession
+from pyspark.sql import SparkSession, Window
 from pyspark.sql import functions as F
 from pyspark.sql.functions import PandasUDFType, pandas_udf, udf
 
@@ -77,6 +79,7 @@ df = spark.createDataFrame(
      (3, None, 1.0, "c"), (None, 4.0, 2.0, "d")],
     "id long, v double, w double, s string")
 many = spark.range(0, 3000, 1, 4).selectExpr("id % 97 AS k", "CAST(id AS DOUBLE) AS v")
+part = Window.partitionBy("id")
 empty = df.filter("id > 100")
 
 frames = {
@@ -99,6 +102,23 @@ frames = {
     "then_aggregate": many.groupBy("k").agg(count_udf(many.v).alias("n")).agg(
         F.sum("n").alias("total"), F.count("*").alias("groups")),
     "named_argument": df.groupBy("id").agg(mean_udf(v=df.v).alias("m")),
+    # over a window (WindowInPandas): the whole partition, and frames of every kind
+    "window_unbounded": df.withColumn("m", mean_udf(df.v).over(part)).withColumn(
+        "n", count_udf(df.v).over(part)),
+    "window_ordered": df.withColumn("m", mean_udf(df.v).over(part.orderBy("w"))),
+    "window_rows": df.withColumn("m", mean_udf(df.v).over(part.orderBy("v").rowsBetween(-1, 0))),
+    "window_rows_following": df.withColumn(
+        "n", count_udf(df.v).over(part.orderBy("v").rowsBetween(0, 1))),
+    "window_rows_unbounded": df.withColumn("m", mean_udf(df.v).over(part.orderBy("v").rowsBetween(
+        Window.unboundedPreceding, Window.unboundedFollowing))),
+    "window_range_current": df.withColumn("n", count_udf(df.v).over(part.orderBy("w").rangeBetween(
+        Window.currentRow, Window.unboundedFollowing))),
+    "window_no_partition": df.withColumn("m", mean_udf(df.v).over(Window.orderBy("w"))),
+    "window_whole_input": df.withColumn("m", mean_udf(df.v).over(Window.partitionBy())),
+    "window_with_builtin": df.select("id", mean_udf(df.v).over(part).alias("m"),
+                                     F.max(df.v).over(part).alias("x"),
+                                     F.row_number().over(part.orderBy("v")).alias("r")),
+    "window_many_keys": many.withColumn("m", mean_udf(many.v).over(Window.partitionBy("k"))),
 }
 results = {}
 for name, frame in frames.items():
@@ -149,6 +169,14 @@ check(table("many_keys") == sorted((k, sum(v) / len(v), len(v)) for k, v in want
       "97 keys over shuffled partitions")
 check(table("then_aggregate") == [(3000, 97)], "an aggregate above")
 check(table("named_argument") == table("one_udf"), "a named argument")
+check([r[4:] for r in table("window_unbounded")] == [(1.5, 2), (1.5, 2), (4.0, 2), (4.0, 2),
+                                                     (None, 1), (4.0, 1)],
+      "a window's whole partition: %r" % table("window_unbounded"))
+check(sorted(r[4] for r in table("window_whole_input") if r[4] is not None) == [3.0] * 6,
+      "one window over everything: %r" % table("window_whole_input"))
+check(sorted(r[1:] for r in table("window_many_keys")) ==
+      sorted((float(i), sum(want[i % 97]) / len(want[i % 97])) for i in range(3000)),
+      "97 window partitions")
 
 
 def error_of(fn):
