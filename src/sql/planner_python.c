@@ -23,7 +23,7 @@
  * the same list are refused (INVALID_PANDAS_UDF_PLACEMENT), as Spark's CheckAnalysis refuses them.
  * Over a window (Spark's WindowInPandasExec) they are one PYTHON_EVAL of eval type 203 over an
  * Exchange by the partition keys and a Sort by them and the order keys, each UDF's arguments
- * led by its frame (python_eval.h); RANGE frames with offsets are not supported.
+ * led by its frame (python_eval.h); a RANGE frame's offsets need one integral or date order key.
  *
  * Called by planner.c. Ownership: as planner.c's (nodes made here join the tree in *in;
  * expressions and attributes in the planner's arena; UDF commands copied into the node).
@@ -549,8 +549,10 @@ int cs_pl_python_aggregate(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *ou
 
 /* ---- WindowInPandas ---- */
 
-/* A frame bound as WindowInPandas takes it: its kind and a row offset (ROWS frames). */
-static int window_bound(cs_pl_ctx *c, const cs_frame_bound *b, bool range, int *kind, int *off)
+/* A frame bound as WindowInPandas takes it: its kind and an offset (rows; a RANGE frame's: in
+ * the units of its one order key, integral or a date). */
+static int window_bound(cs_pl_ctx *c, const cs_frame_bound *b, const cs_logical_plan *p, bool range,
+                        int *kind, int *off)
 {
     *off = 0;
     switch (b->kind) {
@@ -570,9 +572,13 @@ static int window_bound(cs_pl_ctx *c, const cs_frame_bound *b, bool range, int *
     bool integral = o && o->kind == CS_EX_LITERAL && o->literal &&
                     cs_column_is_valid(o->literal, 0) &&
                     (o->literal->type->id == CS_TYPE_INT || o->literal->type->id == CS_TYPE_LONG);
-    if (range || !integral)
-        return cs_pl_unsupported(c,
-                                 "a grouped-aggregate pandas UDF over a RANGE frame with offsets");
+    const cs_sql_expr *key = p->n_order == 1 ? p->order[0] : NULL;
+    if (key && key->kind == CS_EX_SORT_ORDER) key = key->args[0];
+    bool key_ok = key && (cs_tc_is_integral(key->type) || key->type->id == CS_TYPE_DATE);
+    if (!integral || (range && !key_ok))
+        return cs_pl_unsupported(c, "a grouped-aggregate pandas UDF over a frame with offsets "
+                                    "that are not integral, or a RANGE frame whose order key is "
+                                    "not one integral or date column");
     int64_t v = o->literal->type->id == CS_TYPE_INT
                     ? ((const int32_t *)(const void *)o->literal->values)[0]
                     : ((const int64_t *)(const void *)o->literal->values)[0];
@@ -674,8 +680,8 @@ int cs_pl_python_window(cs_pl_ctx *c, const cs_logical_plan *p, cs_pl_out *out)
         int frame[5] = {0, CS_WB_UNBOUNDED_PRECEDING, 0, CS_WB_UNBOUNDED_FOLLOWING, 0};
         if (w->has_frame) {
             frame[0] = w->frame_type == CS_FRAME_RANGE;
-            rc = window_bound(c, &w->lower, frame[0], &frame[1], &frame[2]);
-            if (rc == 0) rc = window_bound(c, &w->upper, frame[0], &frame[3], &frame[4]);
+            rc = window_bound(c, &w->lower, p, frame[0], &frame[1], &frame[2]);
+            if (rc == 0) rc = window_bound(c, &w->upper, p, frame[0], &frame[3], &frame[4]);
         } else if (no > 0) {
             frame[0] = 1;
             frame[3] = CS_WB_CURRENT_ROW;

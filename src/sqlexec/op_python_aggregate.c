@@ -25,7 +25,9 @@
  * arguments, and the worker calls the function once per row on that slice. The runner conf
  * names each UDF's kind in order (pandas_window_bound_types). The answer has a row per row
  * sent; the output is the input's columns then a column per UDF. ROWS frames take any offsets;
- * RANGE frames UNBOUNDED and CURRENT ROW bounds (the current row's peers: equal order keys).
+ * RANGE frames UNBOUNDED and CURRENT ROW bounds (the current row's peers: equal order keys) and
+ * offsets over one integral or date order key (the rows whose key is within the offsets of the
+ * current row's, in the sort's direction; a row with a null key: its peers).
  *
  * The worker comes at the first row and goes at close (kept for the next task when its results
  * were read to the end); its exception is Spark's PythonException. Ownership: the constructor
@@ -148,22 +150,57 @@ static void group_add(py_agg_op *o, cs_col_batch *w, int64_t r)
     o->n_runs++;
 }
 
-/* The frame [*begin, *end) of row i of a partition of n rows; peer_lo / peer_hi: the first row of
- * i's peers and the row after its last (RANGE frames). */
-static void frame_of(const agg_udf *u, int64_t i, int64_t n, int64_t peer_lo, int64_t peer_hi,
-                     int32_t *begin, int32_t *end)
+/* A partition's order key as RANGE frames with offsets read it: values ascending in the sort
+ * order (negated for a descending key), the rows [nn_lo, nn_hi) those not null. */
+typedef struct range_keys {
+    const int64_t *x;
+    int64_t nn_lo, nn_hi;
+} range_keys;
+
+/* The first row of [lo, hi) whose value is > v (or >= v when !after) in the ascending x. */
+static int64_t search(const int64_t *x, int64_t lo, int64_t hi, int64_t v, bool after)
 {
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (after ? x[mid] <= v : x[mid] < v)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* The frame [*begin, *end) of row i of a partition of n rows; peer_lo / peer_hi: the first row of
+ * i's peers and the row after its last (RANGE frames; a row with a null key has only its peers
+ * within offsets). */
+static void frame_of(const agg_udf *u, int64_t i, int64_t n, int64_t peer_lo, int64_t peer_hi,
+                     const range_keys *rk, int32_t *begin, int32_t *end)
+{
+    bool null_key = u->range && (i < rk->nn_lo || i >= rk->nn_hi);
     int64_t b = 0, e = n;
     if (u->lower_kind == CS_WB_CURRENT_ROW) b = u->range ? peer_lo : i;
-    if (u->lower_kind == CS_WB_OFFSET) b = i + u->lower;
+    if (u->lower_kind == CS_WB_OFFSET)
+        b = !u->range  ? i + u->lower
+            : null_key ? peer_lo
+                       : search(rk->x, rk->nn_lo, rk->nn_hi, rk->x[i] + u->lower, false);
     if (u->lower_kind == CS_WB_UNBOUNDED_FOLLOWING) b = n;
     if (u->upper_kind == CS_WB_CURRENT_ROW) e = u->range ? peer_hi : i + 1;
-    if (u->upper_kind == CS_WB_OFFSET) e = i + u->upper + 1;
+    if (u->upper_kind == CS_WB_OFFSET)
+        e = !u->range  ? i + u->upper + 1
+            : null_key ? peer_hi
+                       : search(rk->x, rk->nn_lo, rk->nn_hi, rk->x[i] + u->upper, true);
     if (u->upper_kind == CS_WB_UNBOUNDED_PRECEDING) e = 0;
     b = b < 0 ? 0 : b > n ? n : b;
     e = e < b ? b : e > n ? n : e;
     *begin = (int32_t)b;
     *end = (int32_t)e;
+}
+
+/* Types cs_sql_key_words reads: byte .. long, date. */
+static bool integral_storage(const cs_col_type *t)
+{
+    return t->id == CS_TYPE_BYTE || t->id == CS_TYPE_SHORT || t->id == CS_TYPE_INT ||
+           t->id == CS_TYPE_LONG || t->id == CS_TYPE_DATE;
 }
 
 static bool same_key(const cs_sql_keybuf *kb, int64_t a, int64_t b)
@@ -202,13 +239,30 @@ static cs_col_batch *window_sent(py_agg_op *o, cs_col_batch *g, cs_error *err)
             if (i < n - 1 && lo[i + 1] != lo[i]) stop = i + 1;
             hi[i] = stop;
         }
+        /* RANGE frames: the first order key's values (planner: a single integral or date key
+         * when a RANGE frame has offsets) */
+        int64_t *x = cs_xcalloc((size_t)n + 1, sizeof *x);
+        range_keys rk = {x, 0, n};
+        if (o->n_order > 0) {
+            const cs_column *c = g->columns[o->order[0].ordinal];
+            if (integral_storage(c->type)) {
+                cs_sql_key_words(c, n, (uint64_t *)x, 1);
+                for (int64_t i = 0; o->order[0].descending && i < n; i++)
+                    x[i] = -x[i];
+            }
+            while (rk.nn_lo < n && !cs_column_is_valid(c, rk.nn_lo))
+                rk.nn_lo++;
+            while (rk.nn_hi > rk.nn_lo && !cs_column_is_valid(c, rk.nn_hi - 1))
+                rk.nn_hi--;
+        }
         for (int u = 0, k = 0; u < o->n_udfs; u++) {
             if (!o->udfs[u].bounded) continue;
             for (int64_t i = 0; i < n; i++)
-                frame_of(&o->udfs[u], i, n, lo[i], hi[i], &begin[i], &end[i]);
+                frame_of(&o->udfs[u], i, n, lo[i], hi[i], &rk, &begin[i], &end[i]);
             cols[k++] = int_column(begin, n);
             cols[k++] = int_column(end, n);
         }
+        free(x);
         free(begin);
         free(end);
         free(lo);
@@ -688,7 +742,8 @@ cs_sql_op *cs_sql_op_python_window(cs_sql_op *child, const cs_py_eval_spec *spec
         ok = s->n_args >= WINDOW_FRAME_ARGS && s->args[1] >= CS_WB_UNBOUNDED_PRECEDING &&
              s->args[1] <= CS_WB_UNBOUNDED_FOLLOWING && s->args[3] >= CS_WB_UNBOUNDED_PRECEDING &&
              s->args[3] <= CS_WB_UNBOUNDED_FOLLOWING &&
-             !(s->args[0] && (s->args[1] == CS_WB_OFFSET || s->args[3] == CS_WB_OFFSET));
+             !(s->args[0] && (s->args[1] == CS_WB_OFFSET || s->args[3] == CS_WB_OFFSET) &&
+               (n_order != 1 || !integral_storage(in->fields[order[0].ordinal].type)));
         for (int a = WINDOW_FRAME_ARGS; ok && a < s->n_args; a++)
             ok = s->args[a] >= 0 && s->args[a] < nin;
     }

@@ -11,7 +11,8 @@ expression and a Python UDF over a result, a Python UDF in an argument, a global
 select, an empty input (grouped and global), null values and a null key, string, two-column and
 computed keys, 97 keys over shuffled partitions, an aggregate above, a long and a string result,
 a named argument; over windows: whole partitions, the default frame of an ORDER BY, ROWS frames
-with offsets, a RANGE frame from the current row's peers, no partition keys, built-in window
+with offsets, RANGE frames from the current row's peers and with offsets (descending, null
+keys first and last), no partition keys, built-in window
 functions over the same window, 97 partitions; errors: a built-in aggregate in the same agg (INVALID_PANDAS_UDF_PLACEMENT), a
 UDF raising StopIteration and ValueError (PythonException), and the session serving on after.
 Every check is a value the program computes itself (so it holds on any server); OUT.json holds
@@ -80,6 +81,8 @@ df = spark.createDataFrame(
     "id long, v double, w double, s string")
 many = spark.range(0, 3000, 1, 4).selectExpr("id % 97 AS k", "CAST(id AS DOUBLE) AS v")
 part = Window.partitionBy("id")
+keyed = spark.createDataFrame([(1, 1.0, 1), (1, 2.0, None), (1, 4.0, 3), (1, 8.0, None),
+                               (1, 3.0, 4), (2, 5.0, 3)], "id long, v double, t long")
 empty = df.filter("id > 100")
 
 frames = {
@@ -113,6 +116,14 @@ frames = {
         Window.unboundedPreceding, Window.unboundedFollowing))),
     "window_range_current": df.withColumn("n", count_udf(df.v).over(part.orderBy("w").rangeBetween(
         Window.currentRow, Window.unboundedFollowing))),
+    "window_range_offsets": keyed.withColumn("m", mean_udf(keyed.v).over(
+        part.orderBy("t").rangeBetween(-1, 1))),
+    "window_range_offsets_desc": keyed.withColumn("n", count_udf(keyed.v).over(
+        part.orderBy(F.desc("t")).rangeBetween(-1, 0))),
+    "window_range_offsets_nulls_last": keyed.withColumn("m", mean_udf(keyed.v).over(
+        part.orderBy(F.asc_nulls_last("t")).rangeBetween(-2, 0))),
+    "window_range_following": keyed.withColumn("n", count_udf(keyed.v).over(
+        part.orderBy("t").rangeBetween(1, Window.unboundedFollowing))),
     "window_no_partition": df.withColumn("m", mean_udf(df.v).over(Window.orderBy("w"))),
     "window_whole_input": df.withColumn("m", mean_udf(df.v).over(Window.partitionBy())),
     "window_with_builtin": df.select("id", mean_udf(df.v).over(part).alias("m"),
@@ -172,6 +183,10 @@ check(table("named_argument") == table("one_udf"), "a named argument")
 check([r[4:] for r in table("window_unbounded")] == [(1.5, 2), (1.5, 2), (4.0, 2), (4.0, 2),
                                                      (None, 1), (4.0, 1)],
       "a window's whole partition: %r" % table("window_unbounded"))
+check(table("window_range_offsets") == [(1, 1.0, 1, 1.0), (1, 2.0, None, 5.0),
+                                        (1, 3.0, 4, 3.5), (1, 4.0, 3, 3.5), (1, 8.0, None, 5.0),
+                                        (2, 5.0, 3, 5.0)],
+      "a RANGE frame with offsets: %r" % table("window_range_offsets"))
 check(sorted(r[4] for r in table("window_whole_input") if r[4] is not None) == [3.0] * 6,
       "one window over everything: %r" % table("window_whole_input"))
 check(sorted(r[1:] for r in table("window_many_keys")) ==
