@@ -447,6 +447,84 @@ static void test_python_cogroup_round_trip(void **state)
     cs_sbuf_free(&x);
 }
 
+/* AggregateInPandas (202) and WindowInPandas (203) over a local k, v relation: the grouping (or
+ * partition) keys and a window's order keys survive the wire form (the executor cuts its groups
+ * by them), EXPLAIN names the operators, and a key outside the child is refused. */
+static void python_key_out_of_range(Cspark__SqlPlan *pb)
+{
+    pb->root->group_keys[0] = 7;
+}
+
+static cs_phys_node *python_agg_tree(int eval_type)
+{
+    cs_col_type *out =
+        eval_type == 202
+            ? t_schema(2, (const char *[]){"k", "m(v)"},
+                       (cs_col_type *[]){T(CS_TYPE_LONG), T(CS_TYPE_DOUBLE)})
+            : t_schema(3, (const char *[]){"k", "v", "m"},
+                       (cs_col_type *[]){T(CS_TYPE_LONG), T(CS_TYPE_LONG), T(CS_TYPE_DOUBLE)});
+    cs_phys_node *n = unary(CS_PH_PYTHON_EVAL, out, local_kv_named("k", "v", 12, 3, 0));
+    n->py_eval_type = eval_type;
+    n->py_python = strdup("python3");
+    n->py_python_ver = strdup("3.11");
+    n->n_group_keys = 1;
+    n->group_keys = calloc(1, sizeof(int));
+    if (eval_type == 203) {
+        n->n_sort_keys = 1;
+        n->sort_keys = calloc(1, sizeof *n->sort_keys);
+        n->sort_keys[0] = (cs_sort_key){1, true, false};
+    }
+    n->n_py_udfs = 1;
+    n->py_udfs = calloc(1, sizeof *n->py_udfs);
+    n->py_udfs[0].command = malloc(1);
+    n->py_udfs[0].command[0] = '.';
+    n->py_udfs[0].command_len = 1;
+    /* a window's UDF: its frame (ROWS, 1 PRECEDING to CURRENT ROW), then its argument */
+    static const int window_args[] = {0, CS_WB_OFFSET, -1, CS_WB_CURRENT_ROW, 0, 1};
+    n->py_udfs[0].n_args = eval_type == 203 ? 6 : 1;
+    n->py_udfs[0].args = calloc(6, sizeof(int));
+    if (eval_type == 203)
+        memcpy(n->py_udfs[0].args, window_args, sizeof window_args);
+    else
+        n->py_udfs[0].args[0] = 1;
+    return n;
+}
+
+static void test_python_aggregate_round_trip(void **state)
+{
+    (void)state;
+    for (int t = 202; t <= 203; t++) {
+        cs_phys_node *tree = python_agg_tree(t);
+        cs_sbuf a = {0}, b = {0}, x = {0};
+        encode(tree, &a);
+        cs_error err = {0};
+        cs_phys_node *back = cs_phys_decode((const uint8_t *)a.data, a.len, &err);
+        if (!back) fail_msg("decode: %s", err.msg);
+        encode(back, &b);
+        assert_int_equal(a.len, b.len);
+        assert_memory_equal(a.data, b.data, a.len);
+        assert_int_equal(back->n_group_keys, 1);
+        assert_int_equal(back->group_keys[0], 0);
+        assert_int_equal(back->n_sort_keys, t == 203 ? 1 : 0);
+        if (t == 203) {
+            assert_int_equal(back->sort_keys[0].ordinal, 1);
+            assert_true(back->sort_keys[0].descending);
+            assert_int_equal(back->py_udfs[0].n_args, 6);
+            assert_int_equal(back->py_udfs[0].args[2], -1);
+        }
+        cs_phys_explain(back, &x);
+        const char *want =
+            t == 202 ? "AggregateInPandas [k, m(v)], 202" : "WindowInPandas [m], 203";
+        if (!strstr(cs_sbuf_str(&x), want)) fail_msg("explain: %s", cs_sbuf_str(&x));
+        expect_bad(tree, python_key_out_of_range, "a grouping key");
+        cs_phys_free(back);
+        cs_phys_free(tree);
+        cs_sbuf_free(&a);
+        cs_sbuf_free(&b);
+        cs_sbuf_free(&x);
+    }
+}
+
 /* WHERE exists(array(1L, 2L), x -> x + v = 11) over v = 0..11 */
 static cs_phys_node *lambda_filter_tree(void)
 {
@@ -505,6 +583,7 @@ int main(void)
         cmocka_unit_test(test_bad_plans_refused),
         cmocka_unit_test(test_python_eval_round_trip),
         cmocka_unit_test(test_python_cogroup_round_trip),
+        cmocka_unit_test(test_python_aggregate_round_trip),
         cmocka_unit_test(test_lambda_round_trip_runs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
