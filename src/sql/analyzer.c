@@ -730,6 +730,7 @@ static bool calls_aggregate(const cs_sql_expr *e)
         const cs_fn_info *f = cs_fn_lookup(e->name);
         if (f && f->kind == CS_FN_AGGREGATE) return true;
     }
+    if (cs_sql_expr_is_python_agg(e)) return true; /* a grouped-aggregate pandas UDF */
     for (int i = 0; i < e->n_args; i++)
         if (calls_aggregate(e->args[i])) return true;
     return false;

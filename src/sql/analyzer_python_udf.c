@@ -1,9 +1,10 @@
 /*
  * analyzer_python_udf.c — a Python UDF call (CS_EX_PYTHON_UDF, its result type declared by the
- * client) resolved: its arguments, and its named arguments (`f(b => x)`, `f(b=col)`: ALIASes
- * marked named_argument, which the planner passes to the worker by name) checked as Spark's
- * NamedParametersSupport checks a call. Called by analyzer_expr.c's cs_an_expr. Ownership: nodes
- * in the analysis's arena.
+ * client) resolved: its arguments (a grouped-aggregate pandas UDF's hold no aggregate function,
+ * and it is in none's: NESTED_AGGREGATE_FUNCTION), and its named arguments (`f(b => x)`,
+ * `f(b=col)`: ALIASes marked named_argument, which the planner passes to the worker by name)
+ * checked as Spark's NamedParametersSupport checks a call. Called by analyzer_expr.c's
+ * cs_an_expr. Ownership: nodes in the analysis's arena.
  */
 #include <string.h>
 
@@ -76,9 +77,20 @@ static int check_named_arguments(cs_an_ctx *c, const cs_sql_expr *e)
 cs_sql_expr *cs_an_python_udf(cs_an_ctx *c, const cs_sql_expr *e, const cs_an_scope *s, int flags)
 {
     if (check_named_arguments(c, e) != 0) return NULL;
+    /* a grouped-aggregate pandas UDF is an aggregate function: none in its arguments, and it in
+     * none's */
+    bool agg = cs_sql_expr_is_python_agg(e);
+    if (agg && (flags & CS_AN_IN_AGG)) {
+        cs_sql_error_set(c->err, CS_EINVAL, "NESTED_AGGREGATE_FUNCTION", "42607",
+                         "It is not allowed to use an aggregate function in the argument of "
+                         "another aggregate function. Please use the inner aggregate function in "
+                         "a sub-query.");
+        return NULL;
+    }
+    int inner = agg ? (flags & ~CS_AN_ALLOW_AGG) | CS_AN_IN_AGG : flags;
     cs_sql_expr *r = cs_sql_expr_copy(c->a, e);
     for (int i = 0; i < e->n_args; i++)
-        if (!(r->args[i] = cs_an_expr(c, e->args[i], s, flags))) return NULL;
+        if (!(r->args[i] = cs_an_expr(c, e->args[i], s, inner))) return NULL;
     r->resolved = r->nullable = true;
     return r;
 }

@@ -12,9 +12,11 @@ select, an empty input (grouped and global), null values and a null key, string,
 computed keys, 97 keys over shuffled partitions, an aggregate above, a long and a string result,
 a named argument; over windows: whole partitions, the default frame of an ORDER BY, ROWS frames
 with offsets, RANGE frames from the current row's peers and with offsets (descending, null
-keys first and last), no partition keys, built-in window
-functions over the same window, 97 partitions; errors: a built-in aggregate in the same agg (INVALID_PANDAS_UDF_PLACEMENT), a
-UDF raising StopIteration and ValueError (PythonException), and the session serving on after.
+keys first and last), no partition keys, built-in window functions over the same window, 97
+partitions; errors: a built-in aggregate in the same agg (INVALID_PANDAS_UDF_PLACEMENT), a UDF in
+a filter (INVALID_WHERE_CONDITION), without an aggregation (MISSING_GROUP_BY), nested in itself
+or a built-in aggregate and holding one (NESTED_AGGREGATE_FUNCTION), a UDF raising StopIteration
+and ValueError (PythonException), and the session serving on after.
 Every check is a value the program computes itself (so it holds on any server); OUT.json holds
 each case's rows (sorted), schema and pandas shape, and each error's exception type and error
 class, for tests/connect/compare_results.py.
@@ -213,10 +215,21 @@ errors = {
         lambda: spark.range(0, 100).groupBy("id").agg(
             pandas_udf(stop, "double", PandasUDFType.GROUPED_AGG)("id")).collect()),
     "raises": error_of(lambda: df.groupBy("id").agg(pandas_udf(fails, "double")(df.v)).collect()),
+    "in_a_filter": error_of(lambda: df.filter(mean_udf(df.v) > 1).collect()),
+    "without_aggregation": error_of(lambda: df.withColumn("m", mean_udf(df.v)).collect()),
+    "nested": error_of(lambda: df.groupBy("id").agg(mean_udf(mean_udf(df.v))).collect()),
+    "builtin_inside": error_of(lambda: df.groupBy("id").agg(mean_udf(F.sum(df.v))).collect()),
+    "inside_builtin": error_of(lambda: df.groupBy("id").agg(F.sum(mean_udf(df.v))).collect()),
 }
 check(errors["with_builtin_aggregate"]
       and errors["with_builtin_aggregate"]["class"] == "INVALID_PANDAS_UDF_PLACEMENT",
       "a built-in aggregate beside: %r" % errors)
+for name, cls in (("in_a_filter", "INVALID_WHERE_CONDITION"),
+                  ("without_aggregation", "MISSING_GROUP_BY"),
+                  ("nested", "NESTED_AGGREGATE_FUNCTION"),
+                  ("builtin_inside", "NESTED_AGGREGATE_FUNCTION"),
+                  ("inside_builtin", "NESTED_AGGREGATE_FUNCTION")):
+    check(errors[name] and errors[name]["class"] == cls, "%s: %r" % (name, errors[name]))
 for name in ("stop_iteration", "raises"):
     check(errors[name] and errors[name]["type"] == "PythonException"
           and errors[name]["message_has_cause"], "%s: %r" % (name, errors))
