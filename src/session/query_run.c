@@ -633,7 +633,8 @@ static int run_plan(qrun *q, cs_phys_node *plan, cs_sql_result *out, cs_error *e
     if (cs_session_plan_local(plan)) return cs_session_run_local(q->s, plan, out, err);
     cs_phys_node *outer = q->root;
     q->root = plan;
-    int rc = q->aqe.enabled ? cs_qrun_materialize_stages(q, plan, err) : cs_qrun_start_all(q, plan, err);
+    int rc =
+        q->aqe.enabled ? cs_qrun_materialize_stages(q, plan, err) : cs_qrun_start_all(q, plan, err);
     cspark_rdd *r = rc == 0 ? build_stage(q, plan, err) : NULL;
     q->root = outer;
     q->n_staged = 0; /* the plan's own exchanges (a scalar subquery's plan runs first) */
@@ -802,7 +803,8 @@ static void post_end(qrun *q, int rc, const cs_error *err)
 static int run_final(qrun *q, cs_phys_node *plan, cs_error *err)
 {
     q->root = plan;
-    int rc = q->aqe.enabled ? cs_qrun_materialize_stages(q, plan, err) : cs_qrun_start_all(q, plan, err);
+    int rc =
+        q->aqe.enabled ? cs_qrun_materialize_stages(q, plan, err) : cs_qrun_start_all(q, plan, err);
     cspark_rdd *r = rc == 0 ? build_stage(q, plan, err) : NULL;
     q->root = NULL;
     char call_site[160];

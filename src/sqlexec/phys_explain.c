@@ -612,7 +612,8 @@ static void args(const cs_phys_node *n, const cs_phys_node *parent, cs_sbuf *out
         return;
     case CS_PH_UNION:
         return;
-    case CS_PH_REUSED_EXCHANGE: /* "ReusedExchange [a, b], Exchange hashpartitioning(a, 200), ..." */
+    case CS_PH_REUSED_EXCHANGE: /* "ReusedExchange [a, b], Exchange hashpartitioning(a, 200), ..."
+                                 */
         cs_sbuf_puts(out, " [");
         names(n->schema, ", ", out);
         cs_sbuf_puts(out, "]");

@@ -69,11 +69,11 @@ typedef enum cs_phys_kind {
     CS_PH_NESTED_LOOP_JOIN, /* BroadcastNestedLoopJoinExec / CartesianProductExec */
     CS_PH_UNION,            /* UnionExec: children's partitions... in one task: one after another */
     /* unary, added later */
-    CS_PH_PYTHON_EVAL, /* ArrowEvalPythonExec / BatchEvalPythonExec: Python UDFs (py_*) */
-    CS_PH_SAMPLE,      /* SampleExec: sample_lower, sample_upper, with_replacement, seed */
-    CS_PH_COALESCE,    /* CoalesceExec: num_partitions; the driver's only (never in a task's
-                          tree: its child becomes a node of its own, read through a
-                          CoalescedRDD of it, see session/query_run.c) */
+    CS_PH_PYTHON_EVAL,    /* ArrowEvalPythonExec / BatchEvalPythonExec: Python UDFs (py_*) */
+    CS_PH_SAMPLE,         /* SampleExec: sample_lower, sample_upper, with_replacement, seed */
+    CS_PH_COALESCE,       /* CoalesceExec: num_partitions; the driver's only (never in a task's
+                             tree: its child becomes a node of its own, read through a
+                             CoalescedRDD of it, see session/query_run.c) */
     CS_PH_REUSED_EXCHANGE /* ReusedExchangeExec: a leaf reading the output of exchange `reused`
                              (plan id `input`) a second time: its shuffle or broadcast is made
                              once (sql/exchange_reuse.h). The driver's only */
