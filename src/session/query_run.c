@@ -212,28 +212,75 @@ static int start_broadcast(qrun *q, cs_phys_node *bex, cs_error *err)
     return 0;
 }
 
+static void *grow(void *p, int *cap, int n, size_t size)
+{
+    if (n < *cap) return p;
+    *cap = *cap ? 2 * *cap : 8;
+    return cs_xrealloc(p, size * (size_t)*cap);
+}
+
+/* The broadcast exchange whose job gives bex's rows: bex, or (adaptive execution's stage cache)
+ * an equal one whose job runs. */
+static cs_phys_node *bcast_source(const qrun *q, cs_phys_node *bex)
+{
+    for (int i = 0; i < q->n_bcast_alias; i++)
+        if (q->bcast_from[i] == bex) return q->bcast_to[i];
+    return bex;
+}
+
+/* Starts bex's job, child i of parent, unless (adaptive, spark.sql.exchange.reuse) an equal
+ * broadcast's job runs: bex then reads that one's variable. */
+static int start_or_reuse(qrun *q, cs_phys_node *bex, const cs_phys_node *parent, int i,
+                          cs_error *err)
+{
+    if (!q->reuse || !q->aqe.enabled || !parent) return start_broadcast(q, bex, err);
+    cs_sbuf key = CS_SBUF_INIT;
+    if (cs_sql_exchange_key(bex, parent, i, &key, err) < 0) {
+        cs_sbuf_free(&key);
+        return err->code;
+    }
+    int k = cs_phys_canonical_map_get(&q->bcast_cache, &key);
+    if (k >= 0) {
+        CS_INFO("sql", "execution=%lld event=exchange_reused reused_by=%d broadcast=%d",
+                (long long)q->execution_id, bex->id, q->bcast_run[k]->id);
+        q->bcast_from =
+            grow(q->bcast_from, &q->cap_bcast_alias, q->n_bcast_alias, sizeof *q->bcast_from);
+        q->bcast_to = cs_xrealloc(q->bcast_to, sizeof *q->bcast_to * (size_t)q->cap_bcast_alias);
+        q->bcast_from[q->n_bcast_alias] = bex;
+        q->bcast_to[q->n_bcast_alias++] = q->bcast_run[k];
+        cs_sbuf_free(&key);
+        return 0;
+    }
+    q->bcast_run = grow(q->bcast_run, &q->cap_bcast_run, q->n_bcast_run, sizeof *q->bcast_run);
+    q->bcast_run[q->n_bcast_run] = bex;
+    cs_phys_canonical_map_put(&q->bcast_cache, &key, q->n_bcast_run++);
+    return start_broadcast(q, bex, err);
+}
+
 /* Starts the job of every broadcast exchange under n (not started yet) whose stage can be built
  * now: no broadcast below it still runs and, with adaptive execution, no exchange below it waits
  * for its map stage (a wave materializes it first), as Spark's prepare starts every
- * BroadcastExchangeExec's relation future. Returns whether n's subtree waits for something. */
-static bool start_ready(qrun *q, cs_phys_node *n, cs_error *err)
+ * BroadcastExchangeExec's relation future. Returns whether n's subtree waits for something.
+ * n is child i of parent (NULL: the root). */
+static bool start_ready(qrun *q, cs_phys_node *n, const cs_phys_node *parent, int i, cs_error *err)
 {
     bool waits = false;
-    for (int i = 0; i < n->n_children && err->code == 0; i++)
-        if (n->children[i]) waits |= start_ready(q, n->children[i], err);
+    for (int c = 0; c < n->n_children && err->code == 0; c++)
+        if (n->children[c]) waits |= start_ready(q, n->children[c], n, c, err);
     if (err->code) return true;
     if (n->kind == CS_PH_EXCHANGE) return waits || q->aqe.enabled;
     if (n->kind == CS_PH_REUSED_EXCHANGE && n->reused->kind == CS_PH_BROADCAST_EXCHANGE)
         return !cs_bcast_jobs_done(q->bjobs, n->reused);
     if (n->kind != CS_PH_BROADCAST_EXCHANGE) return waits;
-    if (!waits && !cs_bcast_jobs_started(q->bjobs, n)) start_broadcast(q, n, err);
-    return !cs_bcast_jobs_done(q->bjobs, n);
+    if (!waits && !cs_bcast_jobs_started(q->bjobs, bcast_source(q, n)))
+        start_or_reuse(q, n, parent, i, err);
+    return !cs_bcast_jobs_done(q->bjobs, bcast_source(q, n));
 }
 
 int cs_qrun_start_all(qrun *q, cs_phys_node *root, cs_error *err)
 {
     cs_error e = {0};
-    if (root) start_ready(q, root, &e);
+    if (root) start_ready(q, root, NULL, 0, &e);
     if (e.code) *err = e;
     return e.code;
 }
@@ -427,7 +474,7 @@ static int cut_inputs(qrun *q, cs_phys_node *n, stage_inputs *in, bool crowded, 
                                     "broadcasts",
                                     MAX_BROADCASTS);
             int64_t id = -1;
-            if (broadcast_of(q, ex, &id, err) < 0) return err->code;
+            if (broadcast_of(q, bcast_source(q, ex), &id, err) < 0) return err->code;
             cs_qrun_keep_cut(q, ch);
             n->children[i] = cs_qrun_leaf(CS_PH_BROADCAST_READ, ch, in->n_bc);
             in->bc[in->n_bc++] = id;
@@ -620,6 +667,10 @@ static void qrun_end(qrun *q)
     cs_phys_canonical_map_free(&q->stage_cache);
     free(q->staged);
     free(q->staged_dep);
+    cs_phys_canonical_map_free(&q->bcast_cache);
+    free(q->bcast_run);
+    free(q->bcast_from);
+    free(q->bcast_to);
     for (int i = 0; i < q->n_cut; i++)
         cs_phys_free(q->cut[i]);
     free(q->cut);
@@ -638,6 +689,8 @@ static int run_plan(qrun *q, cs_phys_node *plan, cs_sql_result *out, cs_error *e
     cspark_rdd *r = rc == 0 ? build_stage(q, plan, err) : NULL;
     q->root = outer;
     q->n_staged = 0; /* the plan's own exchanges (a scalar subquery's plan runs first) */
+    q->n_bcast_run = q->n_bcast_alias = 0;
+    cs_phys_canonical_map_free(&q->bcast_cache);
     if (rc == 0 && !r) rc = err->code ? err->code : CS_EINVAL;
     cs_session_collected c = {0};
     if (rc == 0) rc = run_collect(q, r, "collect", &c, err);

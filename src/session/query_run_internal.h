@@ -49,6 +49,11 @@ typedef struct qrun {
     cs_phys_node **staged;             /* not adaptive: the exchanges given a map stage, */
     shuffle_dep **staged_dep;          /* and their shuffles (a ReusedExchange reads one) */
     int n_staged, cap_staged;
+    /* adaptive: the plan's broadcast exchanges whose job runs (by form), and those that read
+     * an equal one's instead (bcast_from[i] reads bcast_to[i]) */
+    cs_phys_canonical_map bcast_cache;
+    cs_phys_node **bcast_run, **bcast_from, **bcast_to;
+    int n_bcast_run, n_bcast_alias, cap_bcast_run, cap_bcast_alias;
     cs_query_lineage nodes; /* what it adds to the lineage graph (given back at the end) */
 } qrun;
 /* Keeps n (a subtree detached from the plan) until the query ends. */

@@ -51,6 +51,14 @@ static void broadcast_mode(const cs_phys_node *join, int i, cs_sbuf *key)
         cs_sbuf_printf(key, " %d", keys[k]);
 }
 
+int cs_sql_exchange_key(const cs_phys_node *ex, const cs_phys_node *parent, int i, cs_sbuf *key,
+                        cs_error *err)
+{
+    if (cs_phys_canonical(ex, key, err) < 0) return err->code;
+    if (ex->kind == CS_PH_BROADCAST_EXCHANGE) broadcast_mode(parent, i, key);
+    return 0;
+}
+
 static int walk(reuse *st, cs_phys_node *n, int depth, cs_error *err)
 {
     if (depth > 500) return cs_error_set(err, CS_EINVAL, "SQL plan: deeper than 500 nodes");
@@ -60,11 +68,10 @@ static int walk(reuse *st, cs_phys_node *n, int depth, cs_error *err)
         if (walk(st, ch, depth + 1, err) < 0) return err->code;
         if (!is_exchange(ch)) continue;
         cs_sbuf key = CS_SBUF_INIT;
-        if (cs_phys_canonical(ch, &key, err) < 0) {
+        if (cs_sql_exchange_key(ch, n, i, &key, err) < 0) {
             cs_sbuf_free(&key);
             return err->code;
         }
-        if (ch->kind == CS_PH_BROADCAST_EXCHANGE) broadcast_mode(n, i, &key);
         int k = cs_phys_canonical_map_get(&st->map, &key);
         if (k >= 0) {
             n->children[i] = reused_leaf(ch, st->kept[k]);

@@ -21,6 +21,12 @@
 #include "common/err.h"
 #include "sqlexec/phys_plan.h"
 
+/* Appends the form exchange ex is compared by to key: its canonical form and, for a broadcast,
+ * the mode its reader parent (ex being child i) builds (a hash join's build keys, else the rows
+ * as they are). 0, or a negative code with err. Adaptive execution's stage cache uses it too. */
+int cs_sql_exchange_key(const cs_phys_node *ex, const cs_phys_node *parent, int i, cs_sbuf *key,
+                        cs_error *err);
+
 /* Replaces the exchanges of root that repeat an earlier one: the count replaced, or a negative
  * code with err (a tree that cannot be canonicalized). */
 int cs_sql_reuse_exchanges(cs_phys_node *root, cs_error *err);

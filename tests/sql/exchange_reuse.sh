@@ -11,7 +11,7 @@
 #     neither is reused;
 #   - the queries give Spark 4's answers (tests/sql/golden/tpch-sf0.1/, judged by compare.py)
 #     with adaptive execution off and on, and the log shows the reuse each way (adaptive: one
-#     map stage read by both joins).
+#     map stage read by both of q21's joins, one region broadcast read by both of q02's).
 # Usage: exchange_reuse.sh BUILD_DIR
 . "$(dirname "$0")/../lib/prelude.sh"
 lib_init "$@"
@@ -56,6 +56,11 @@ $PY "$HERE/compare.py" "$HERE/golden/tpch-sf0.1/q21.out" "$T/q21_aqe.out" ||
     fail "q21 with adaptive execution and its stage reused differs from Spark's answer"
 assert_contains "$T/q21_aqe.err" "event=exchange_reused reused_by=" \
     "adaptive execution reads l1's map stage for l3"
+run q02_aqe "$HERE/tpch/q02.sql"
+$PY "$HERE/compare.py" "$HERE/golden/tpch-sf0.1/q02.out" "$T/q02_aqe.out" ||
+    fail "q02 with adaptive execution and its broadcast reused differs from Spark's answer"
+assert_contains "$T/q02_aqe.err" "event=exchange_reused reused_by=" \
+    "adaptive execution reads the first region broadcast for the second"
 run q21_aqe_off "$HERE/tpch/q21.sql" --conf spark.sql.exchange.reuse=false
 grep -q 'event=exchange_reused' "$T/q21_aqe_off.err" && fail "spark.sql.exchange.reuse=false reused"
 cmp -s "$T/q21_aqe.out" "$T/q21_aqe_off.out" || fail "q21's rows differ with and without reuse"
