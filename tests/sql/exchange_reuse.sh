@@ -7,8 +7,9 @@
 #   - adaptive execution off: EXPLAIN shows Spark's "ReusedExchange [l_orderkey, l_suppkey],
 #     Exchange hashpartitioning(l_orderkey, 200), ..." in place of the second exchange, and q02's
 #     region broadcast reused as Spark 4.0.1's EXPLAIN shows it ("ReusedExchange [r_regionkey],
-#     BroadcastExchange HashedRelationBroadcastMode(...)"); with spark.sql.exchange.reuse=false
-#     neither is reused;
+#     BroadcastExchange HashedRelationBroadcastMode(...)"), and q07's nation broadcast, whose
+#     filter n2 writes with its OR's operands the other way round (Spark canonicalizes both the
+#     same); with spark.sql.exchange.reuse=false none is reused;
 #   - the queries give Spark 4's answers (tests/sql/golden/tpch-sf0.1/, judged by compare.py)
 #     with adaptive execution off and on, and the log shows the reuse each way (adaptive: one
 #     map stage read by both of q21's joins, one region broadcast read by both of q02's).
@@ -29,7 +30,7 @@ run() { # NAME SQL_FILE CONF...: stdout to $T/NAME.out, the log to $T/NAME.err
         -i "$T/views.sql" --output-format golden -f "$file" >"$T/$name.out" 2>"$T/$name.err" ||
         fail "cspark-sql -f $file ($name) failed: $(tail -n 3 "$T/$name.err")"
 }
-for q in q02 q21; do
+for q in q02 q07 q21; do
     { echo "EXPLAIN"; grep -v '^--' "$HERE/tpch/$q.sql"; } >"$T/explain_$q.sql"
 done
 NOAQE=(--conf spark.sql.adaptive.enabled=false)
@@ -43,9 +44,13 @@ run explain02 "$T/explain_q02.sql" "${NOAQE[@]}"
 assert_contains "$T/explain02.out" \
     "ReusedExchange [r_regionkey], BroadcastExchange HashedRelationBroadcastMode(List(input[0, bigint, " \
     "q02's second region broadcast is the first one's, as Spark's"
+run explain07 "$T/explain_q07.sql" "${NOAQE[@]}"
+assert_contains "$T/explain07.out" \
+    "ReusedExchange [n_nationkey, n_name], BroadcastExchange HashedRelationBroadcastMode(" \
+    "q07's n2 broadcast is n1's, its filter's OR operands in the other order (Spark's Canonicalize)"
 run explain21_off "$T/explain_q21.sql" "${NOAQE[@]}" --conf spark.sql.exchange.reuse=false
 grep -q ReusedExchange "$T/explain21_off.out" && fail "spark.sql.exchange.reuse=false reused"
-for q in q02 q21; do
+for q in q02 q07 q21; do
     run "$q" "$HERE/tpch/$q.sql" "${NOAQE[@]}"
     $PY "$HERE/compare.py" "$HERE/golden/tpch-sf0.1/$q.out" "$T/$q.out" ||
         fail "$q with its exchanges reused differs from Spark's answer"

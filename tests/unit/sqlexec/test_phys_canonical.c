@@ -2,7 +2,8 @@
  * test_phys_canonical.c — canonical forms of physical subtrees (src/sqlexec/phys_canonical.c),
  * which exchange reuse compares: two exchanges over the same rows computed the same way are
  * equal whatever their plan ids and output names; a different literal, partition count,
- * partitioning, shuffle origin or REPARTITION(n)'s fixed count makes them differ; a
+ * partitioning, shuffle origin or REPARTITION(n)'s fixed count makes them differ; operands
+ * that commute compare in any order (Spark's Canonicalize: OR / AND chains, =, > as <); a
  * ReusedExchange leaf compares as the exchange it reads; and the map of forms finds a form again.
  */
 #include <setjmp.h>
@@ -88,6 +89,37 @@ static void test_what_the_rows_depend_on_counts(void **state)
     cs_phys_free(parts8);
 }
 
+static void test_commuting_operands_compare_in_any_order(void **state)
+{
+    (void)state;
+    cs_phys_node *a = exchange("k", "v", 10, 5, 4), *b = exchange("k", "v", 20, 5, 4);
+    cs_pexpr_free(a->children[0]->condition);
+    cs_pexpr_free(b->children[0]->condition);
+    /* (k < 5 OR v = 3) OR k = 9  against  k = 9 OR (3 = v OR 5 > k) */
+    a->children[0]->condition =
+        call2("or", call2("or", call2("<", col(0), lit(5)), call2("=", col(1), lit(3))),
+              call2("=", col(0), lit(9)));
+    b->children[0]->condition =
+        call2("or", call2("=", col(0), lit(9)),
+              call2("or", call2("=", lit(3), col(1)), call2(">", lit(5), col(0))));
+    assert_true(cs_phys_canonical_equal(a, b));
+    /* AND is not OR, and k < 5 is not k > 5 */
+    free(b->children[0]->condition->fn);
+    b->children[0]->condition->fn = strdup("and");
+    assert_false(cs_phys_canonical_equal(a, b));
+    cs_phys_free(b);
+    b = exchange("k", "v", 20, 5, 4);
+    cs_pexpr_free(b->children[0]->condition);
+    b->children[0]->condition =
+        call2("or", call2("=", col(0), lit(9)),
+              call2("or", call2("=", lit(3), col(1)), call2("<", lit(5), col(0))));
+    assert_false(cs_phys_canonical_equal(a, b));
+    /* the trees themselves are left as they were */
+    assert_string_equal(b->children[0]->condition->args[0]->fn, "=");
+    cs_phys_free(a);
+    cs_phys_free(b);
+}
+
 static void test_a_reused_exchange_is_the_exchange_it_reads(void **state)
 {
     (void)state;
@@ -141,6 +173,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ids_and_names_do_not_count),
         cmocka_unit_test(test_what_the_rows_depend_on_counts),
+        cmocka_unit_test(test_commuting_operands_compare_in_any_order),
         cmocka_unit_test(test_a_reused_exchange_is_the_exchange_it_reads),
         cmocka_unit_test(test_the_map_finds_a_form_again),
     };
