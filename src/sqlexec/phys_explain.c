@@ -13,7 +13,9 @@
  * cs_phys_plan_info gives the same tree as Spark's SparkPlanInfo (the sparkPlanInfo of a
  * SQLExecutionStart event, which the SQL tab of cspark's UI and of Spark's History Server draw):
  * per node its nodeName, its simpleString (the EXPLAIN line: name and arguments), children,
- * metadata and metrics (empty: cspark's operators keep no SQL metrics yet).
+ * metadata and metrics (empty: cspark's operators keep no SQL metrics yet); a ReusedExchange's
+ * child is the exchange it reads, as Spark's SparkPlanInfo.fromSparkPlan gives it (the UI then
+ * draws an edge to that exchange).
  *
  * Called by the session for EXPLAIN and the SQL tab. Ownership: the tree is borrowed.
  */
@@ -679,6 +681,8 @@ static json_t *plan_info(const cs_phys_node *n, const cs_phys_node *parent, cs_s
     for (int i = 0; depth < 500 && i < n->n_children; i++)
         if (n->children[i])
             json_array_append_new(children, plan_info(n->children[i], n, line, depth + 1));
+    if (n->kind == CS_PH_REUSED_EXCHANGE && n->reused && depth < 500) /* Spark's: its exchange */
+        json_array_append_new(children, plan_info(n->reused, n, line, depth + 1));
     json_object_set_new(o, "children", children);
     json_object_set_new(o, "metadata", json_object());
     json_object_set_new(o, "metrics", json_array());

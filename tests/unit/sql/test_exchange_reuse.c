@@ -54,6 +54,14 @@ static void test_the_later_equal_exchange_reads_the_earlier(void **state)
     assert_non_null(strstr(sb.data, ":- ReusedExchange [k2, v2], Exchange hashpartitioning(k, 4), "
                                     "ENSURE_REQUIREMENTS, [plan_id=10]\n"));
     cs_sbuf_free(&sb);
+    /* SparkPlanInfo: the reused exchange is the ReusedExchange's child, as Spark's */
+    sb = (cs_sbuf)CS_SBUF_INIT;
+    cs_phys_plan_info(r, &sb);
+    assert_non_null(strstr(sb.data, "{\"nodeName\":\"ReusedExchange\",\"simpleString\":"
+                                    "\"ReusedExchange [k2, v2], Exchange hashpartitioning(k, 4), "
+                                    "ENSURE_REQUIREMENTS, [plan_id=10]\",\"children\":[{"
+                                    "\"nodeName\":\"Exchange\""));
+    cs_sbuf_free(&sb);
     cs_phys_free(u);
 }
 
