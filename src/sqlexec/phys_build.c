@@ -748,6 +748,7 @@ static cs_sql_op *build(const cs_phys_node *n, const cs_phys_inputs *in, int dep
     case CS_PH_EXCHANGE:
     case CS_PH_BROADCAST_EXCHANGE:
     case CS_PH_COALESCE:
+    case CS_PH_REUSED_EXCHANGE:
         return cs_error_set(err, CS_EINVAL,
                             "%s below the root of a task's tree (the driver cuts stages there)",
                             cs_phys_node_name(n)),

@@ -186,6 +186,8 @@ const char *cs_phys_node_name(const cs_phys_node *n)
         return "Sample";
     case CS_PH_COALESCE:
         return "Coalesce";
+    case CS_PH_REUSED_EXCHANGE:
+        return "ReusedExchange";
     }
     return "Unknown";
 }
