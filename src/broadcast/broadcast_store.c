@@ -110,14 +110,14 @@ void cs_broadcast_store_set_source(broadcast_store *s, broadcast_describe_fn des
     pthread_mutex_unlock(&s->mu);
 }
 
-static broadcast_entry *entry_new(int64_t id, uint64_t size, uint64_t piece_size)
+static broadcast_entry *entry_new(int64_t id, uint8_t *data, uint64_t size, uint64_t piece_size)
 {
     broadcast_entry *e = cs_xcalloc(1, sizeof *e);
     e->id = id;
     e->size = size;
     e->piece_size = piece_size;
     e->num_pieces = cs_broadcast_num_pieces(size, piece_size);
-    e->data = cs_xmalloc(size ? size : 1);
+    e->data = data;
     e->checksums = cs_xcalloc((size_t)e->num_pieces + 1, sizeof *e->checksums);
     e->present = cs_xcalloc((size_t)e->num_pieces + 1, sizeof *e->present);
     return e;
@@ -126,9 +126,17 @@ static broadcast_entry *entry_new(int64_t id, uint64_t size, uint64_t piece_size
 int cs_broadcast_store_put(broadcast_store *s, int64_t id, const void *data, size_t len,
                            size_t piece_size, cs_error *err)
 {
+    uint8_t *copy = cs_xmalloc(len ? len : 1);
+    if (len) memcpy(copy, data, len);
+    return cs_broadcast_store_put_owned(s, id, copy, len, piece_size, err);
+}
+
+int cs_broadcast_store_put_owned(broadcast_store *s, int64_t id, void *data, size_t len,
+                                 size_t piece_size, cs_error *err)
+{
     if (piece_size == 0) piece_size = CS_BROADCAST_DEFAULT_PIECE;
-    broadcast_entry *e = entry_new(id, len, piece_size);
-    if (len) memcpy(e->data, data, len);
+    if (!data) data = cs_xmalloc(1);
+    broadcast_entry *e = entry_new(id, data, len, piece_size);
     for (int i = 0; i < e->num_pieces; i++) {
         size_t n;
         uint8_t *p = cs_broadcast_entry_piece_buf(e, i, &n);

@@ -59,6 +59,10 @@ void cs_broadcast_store_set_source(broadcast_store *s, broadcast_describe_fn des
  * piece_size with their checksums. CS_EINVAL when the id exists. */
 int cs_broadcast_store_put(broadcast_store *s, int64_t id, const void *data, size_t len,
                            size_t piece_size, cs_error *err);
+/* cs_broadcast_store_put without the copy: the store takes data (malloc'd; NULL for an empty
+ * value), freed with the entry, or at once when the id exists. */
+int cs_broadcast_store_put_owned(broadcast_store *s, int64_t id, void *data, size_t len,
+                                 size_t piece_size, cs_error *err);
 
 /* A task: the entry of id, present whole — fetched first through the source when absent (other
  * callers wait for that fetch). CS_ENOTFOUND when the id is unknown or removed (no source), or
