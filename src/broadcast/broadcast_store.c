@@ -13,13 +13,16 @@
 #include <xxhash.h>
 
 #include "common/hmap.h"
+#include "common/work_team.h"
 
 typedef enum { ENTRY_FETCHING, ENTRY_READY, ENTRY_FAILED } entry_state;
 
-/* A value derived from the entry under a key (cs_broadcast_entry_derived): NULL while building. */
+/* A value derived from the entry under a key (cs_broadcast_entry_derived): NULL while building,
+ * when `team` is the builder's (the callers waiting for it join the team and help). */
 typedef struct derived {
     char *key;
     void *value;
+    cs_work_team *team;
     broadcast_decoded_free_fn free_fn;
     struct derived *next;
 } derived;
@@ -384,6 +387,16 @@ int cs_broadcast_entry_derived(broadcast_store *s, broadcast_entry *e, const cha
         for (d = e->derived; d && strcmp(d->key, key) != 0; d = d->next)
             ;
         if (!d || d->value) break;
+        int worker;
+        if (d->team && cs_work_team_join(d->team, &worker)) {
+            /* another task builds it: help it (the team lives until this helper leaves) */
+            cs_work_team *t = d->team;
+            pthread_mutex_unlock(&s->mu);
+            cs_work_team_help(t, worker);
+            cs_work_team_leave(t);
+            pthread_mutex_lock(&s->mu);
+            continue;
+        }
         pthread_cond_wait(&s->cv, &s->mu); /* another task builds it */
     }
     if (d) {
@@ -391,13 +404,19 @@ int cs_broadcast_entry_derived(broadcast_store *s, broadcast_entry *e, const cha
         pthread_mutex_unlock(&s->mu);
         return 0;
     }
-    d = cs_xcalloc(1, sizeof *d); /* the placeholder the others wait on */
+    d = cs_xcalloc(1, sizeof *d); /* the placeholder the others wait on and help */
     d->key = cs_xstrdup(key);
     d->free_fn = free_fn;
+    d->team = cs_work_team_new();
     d->next = e->derived;
     e->derived = d;
+    cs_work_team *team = d->team;
     pthread_mutex_unlock(&s->mu);
-    void *v = derive(arg, e->data, (size_t)e->size, err);
+    void *v = derive(arg, e->data, (size_t)e->size, team, err);
+    pthread_mutex_lock(&s->mu);
+    d->team = NULL; /* no one joins from here on; those who did leave before the close ends */
+    pthread_mutex_unlock(&s->mu);
+    cs_work_team_close(team);
     pthread_mutex_lock(&s->mu);
     if (v) {
         d->value = v;
