@@ -309,6 +309,12 @@ static void check_table_built_by_team(int n_keys)
     }
     assert_int_equal(keys, distinct);
     cs_sql_hj_reset(j);
+    free(j->kv); /* the probe keys' scratch (the operator, never opened, does not close) */
+    free(j->kv_hash);
+    free(j->kv_null);
+    j->kv = j->kv_hash = NULL;
+    j->kv_null = NULL;
+    j->kv_cap = 0;
 
     free(first_team);
     free(first_alone);
