@@ -205,6 +205,7 @@ struct cs_phys_node {
     bool py_safe_cast;       /* spark.sql.execution.pandas.convertToArrowArraySafely */
     bool py_columns_by_name; /* ...pandas.groupedMap.assignColumnsByName */
     bool py_faulthandler;    /* spark.sql.execution.pyspark.udf.faulthandler.enabled */
+    bool py_barrier;         /* mapInPandas(barrier=True): its stage is a barrier stage */
     int n_py_udfs;
     cs_phys_py_udf *py_udfs;
 
