@@ -114,6 +114,26 @@ void cs_dag_barrier_attempt(scheduler *s, stage *st, int missing)
     cs_task_set_set_barrier(st->task_set, missing);
 }
 
+/* The failed task's reason as Spark's TaskFailedReason.toErrorString shows it in a barrier stage's
+ * failure: a Python worker's exception ("[PYTHON_EXCEPTION] <traceback> SQLSTATE: 38000") as
+ * "org.apache.spark.api.python.PythonException: <traceback>" — the stage's failure is Spark's
+ * SparkException of that text, not the task's error (Spark aborts a barrier stage without the
+ * task's exception as its cause); other reasons as they are. */
+static void failure_text(const char *error, char *out, size_t cap)
+{
+    static const char py[] = "[PYTHON_EXCEPTION] ", state[] = " SQLSTATE: 38000";
+    if (!error) error = "";
+    if (strncmp(error, py, sizeof py - 1) != 0) {
+        snprintf(out, cap, "%s", error);
+        return;
+    }
+    const char *text = error + sizeof py - 1;
+    size_t n = strlen(text);
+    if (n >= sizeof state - 1 && strcmp(text + n - (sizeof state - 1), state) == 0)
+        n -= sizeof state - 1;
+    snprintf(out, cap, "org.apache.spark.api.python.PythonException: %.*s", (int)n, text);
+}
+
 /* Spark's Task.toString: "ResultTask(stage, partition)" / "ShuffleMapTask(stage, partition)". */
 void cs_dag_barrier_task_failed(scheduler *s, stage *st, const task_desc *t, const char *error)
 {
@@ -121,9 +141,10 @@ void cs_dag_barrier_task_failed(scheduler *s, stage *st, const task_desc *t, con
     char task[96];
     snprintf(task, sizeof task, "%s(%d, %d)", st->dep ? "ShuffleMapTask" : "ResultTask", st->id,
              t->partition);
-    char msg[1400];
+    char why[1024], msg[1400];
+    failure_text(error, why, sizeof why);
     snprintf(msg, sizeof msg, "Stage failed because barrier task %s finished unsuccessfully.\n%s",
-             task, error ? error : "");
+             task, why);
     CS_WARN("scheduler", "stage=%d attempt=%d event=barrier_stage_failed task=%s", st->id,
             st->attempt, task);
     /* Spark's killAllTaskAttempts: the attempt's other tasks stop (their ends are then ignored) */
@@ -172,4 +193,15 @@ int cs_scheduler_barrier_sync(scheduler *s, const task_desc *t, int epoch, int m
                             .method = (cs_barrier_method)method,
                             .message = message};
     return cs_barrier_sync_call(s->barrier, &r, t->cancelled, msgs, n, err);
+}
+
+void cs_scheduler_barrier_post(scheduler *s, const cs_barrier_request *r, cs_barrier_reply_fn reply,
+                               void *arg)
+{
+    cs_barrier_sync_post(s->barrier, r, reply, arg);
+}
+
+void cs_scheduler_barrier_tick(scheduler *s)
+{
+    cs_barrier_sync_tick(s->barrier);
 }

@@ -26,6 +26,7 @@
 #include "common/conf.h"
 #include "common/err.h"
 #include "plan/task.h"
+#include "sched/barrier_coordinator.h"
 #include "sched/task_set_manager.h"
 
 struct listener_bus;
@@ -177,6 +178,12 @@ void cs_scheduler_executor_lost(scheduler *s, const char *executor_id, const cha
  * CS_ECANCELLED when t is killed meanwhile. Task threads of this process (local mode). */
 int cs_scheduler_barrier_sync(scheduler *s, const task_desc *t, int epoch, int method,
                               const char *message, char ***msgs, int *n, cs_error *err);
+/* An executor's barrier sync (its requester: the caller's), answered through reply(arg, ...)
+ * when the coordinator answers it; cs_scheduler_barrier_tick times out what passed its deadline
+ * (a backend's housekeeping). Any thread. */
+void cs_scheduler_barrier_post(scheduler *s, const cs_barrier_request *r, cs_barrier_reply_fn reply,
+                               void *arg);
+void cs_scheduler_barrier_tick(scheduler *s);
 /* An executor registered (any thread): dynamic allocation starts tracking it. */
 void cs_scheduler_executor_added(scheduler *s, const char *executor_id, int cores);
 

@@ -8,8 +8,9 @@ against both cspark's and Apache Spark 4.0.1's own server.
 Over 2 partitions every task's TaskContext.get() is a BarrierTaskContext, barrier() returns in
 every task, allGather returns every task's message in partition order, getTaskInfos() has one
 entry per task; a barrier stage of 3 partitions on 2 slots fails with Spark's [SPARK-24819] text
-(both servers run with spark.scheduler.barrier.maxConcurrentTasksCheck.interval=1s and
-.maxFailures=1). OUT.json holds each case's rows (sorted), schema and pandas shape, and the error's type and text, for
+(the servers run with spark.scheduler.barrier.maxConcurrentTasksCheck.interval=1s and a few
+.maxFailures); a task that fails fails its whole barrier result stage, and so does a barrier()
+that not every task calls, once spark.barrier.sync.timeout (3s for these servers) passes. OUT.json holds each case's rows (sorted), schema and pandas shape, and the error's type and text, for
 tests/connect/compare_results.py.
 """
 import json
@@ -66,6 +67,25 @@ def arrow_gather(it):
                                       pa.array([",".join(got)], pa.string())], names=["p", "g"])
 
 
+def fails_in_one(it):
+    from pyspark import BarrierTaskContext
+    tc = BarrierTaskContext.get()
+    for pdf in it:
+        if tc.partitionId() == 1:
+            raise ValueError("barrier task failed on purpose")
+        yield pdf
+
+
+def only_first_syncs(it):
+    from pyspark import BarrierTaskContext
+    tc = BarrierTaskContext.get()
+    for _ in it:
+        pass
+    if tc.partitionId() == 0:
+        tc.barrier()  # the other task never comes: the sync times out
+    yield pd.DataFrame({"partition": [tc.partitionId()]})
+
+
 def plain(it):
     from pyspark import BarrierTaskContext, TaskContext
     for pdf in it:
@@ -110,7 +130,9 @@ def error_of(fn):
         text = str(e)
         return {"type": type(e).__name__, "spark_24819": "[SPARK-24819]" in text,
                 "slots_text": "requires more slots than the total number of slots in the cluster"
-                in text}
+                in text,
+                "result_stage": "Could not recover from a failed barrier ResultStage" in text,
+                "barrier_task": "Stage failed because barrier task ResultTask(" in text}
     return None
 
 
@@ -118,6 +140,14 @@ errors = {
     "too_many_tasks": error_of(lambda: spark.range(0, 9, 1, 3).mapInPandas(
         sync_all, "partition int, rows long, synced boolean", True).collect()),
 }
+errors["task_fails"] = error_of(lambda: spark.range(0, 6, 1, 2).mapInPandas(
+    fails_in_one, "id long", True).collect())
+errors["sync_times_out"] = error_of(lambda: spark.range(0, 6, 1, 2).mapInPandas(
+    only_first_syncs, "partition int", True).collect())
+check(errors["task_fails"] and errors["task_fails"]["result_stage"]
+      and errors["task_fails"]["barrier_task"], "a failed barrier task: %r" % errors)
+check(errors["sync_times_out"] and errors["sync_times_out"]["result_stage"],
+      "a barrier() that times out: %r" % errors)
 check(errors["too_many_tasks"] and errors["too_many_tasks"]["spark_24819"]
       and errors["too_many_tasks"]["slots_text"], "3 barrier tasks on 2 slots: %r" % errors)
 check(spark.range(0, 4, 1, 2).mapInPandas(sync_all, "partition int, rows long, synced boolean",
