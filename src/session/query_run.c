@@ -470,16 +470,6 @@ static int stage_parts(const qrun *q, const cs_phys_node *n, const stage_inputs 
     }
 }
 
-/* Whether a cut stage tree runs a Python function in barrier mode (its stage is a barrier
- * stage). */
-static bool tree_barrier(const cs_phys_node *n)
-{
-    if (n->kind == CS_PH_PYTHON_EVAL && n->py_barrier) return true;
-    for (int i = 0; i < n->n_children; i++)
-        if (n->children[i] && tree_barrier(n->children[i])) return true;
-    return false;
-}
-
 /* The lineage node of a cut stage tree (root encoded now) with the stage's inputs. */
 static cspark_rdd *stage_node(qrun *q, const cs_phys_node *root, const stage_inputs *in, int parts,
                               const char *what, cs_error *err)
@@ -493,7 +483,7 @@ static cspark_rdd *stage_node(qrun *q, const cs_phys_node *root, const stage_inp
     snprintf(name, sizeof name, "%s (SQL execution %lld)", what, (long long)q->execution_id);
     cspark_rdd *r = sql_exec_node(q, &plan, parts, name);
     cs_sbuf_free(&plan);
-    r->barrier = tree_barrier(root);
+    r->barrier = cs_phys_has_barrier(root); /* Spark's RDDBarrier: a barrier stage */
     for (int i = 0; i < in->n_deps; i++)
         r->deps[r->num_deps++] = in->deps[i];
     for (int i = 0; i < in->n_parents; i++)
