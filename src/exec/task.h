@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "common/err.h"
 #include "records/checksum.h"
 #include "plan/task.h"
 #include "shuffle/shuffle.h"
@@ -40,6 +41,14 @@ typedef struct exec_env {
     /* what higher layers keep for the executor's life (exec_services.h): made by the process
      * that runs the tasks, freed at its stop; NULL: none */
     struct cs_exec_services *services;
+    /* BarrierTaskContext.barrier() / allGather of barrier task t at its epoch (method 1: barrier,
+     * 2: allGather; exec/barrier_task.h): asks the driver's coordinator and waits for every
+     * task of t's stage attempt; 0 with *msgs (n malloc'd strings and the array, the caller's), or
+     * an error in err. Called on the task's service thread. NULL: this process runs no barrier
+     * task. */
+    int (*barrier_sync)(void *arg, const task_desc *t, int epoch, int method, const char *message,
+                        char ***msgs, int *n, cs_error *err);
+    void *barrier_arg;
 } exec_env;
 
 /* Runs one task to completion on the calling thread. Never returns an error code: failures are

@@ -529,6 +529,7 @@ static cspark_rdd *stage_node(qrun *q, const cs_phys_node *root, const stage_inp
     snprintf(name, sizeof name, "%s (SQL execution %lld)", what, (long long)q->execution_id);
     cspark_rdd *r = sql_exec_node(q, &plan, parts, name);
     cs_sbuf_free(&plan);
+    r->barrier = cs_phys_has_barrier(root); /* Spark's RDDBarrier: a barrier stage */
     for (int i = 0; i < in->n_deps; i++)
         r->deps[r->num_deps++] = in->deps[i];
     for (int i = 0; i < in->n_parents; i++)

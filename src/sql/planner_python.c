@@ -206,6 +206,7 @@ static cs_phys_node *relation_udf_node(cs_pl_ctx *c, const cs_logical_plan *p,
     n->py_safe_cast = c->pc->conf.arrow_safe_cast;
     n->py_columns_by_name = c->pc->conf.pandas_columns_by_name;
     n->py_faulthandler = c->pc->conf.py_faulthandler;
+    n->py_barrier = p->kind == CS_LP_PYTHON_MAP_IN_BATCH && p->barrier;
     n->py_python_ver = cs_xstrdup(u->python_ver);
     n->n_py_udfs = 1;
     n->py_udfs = cs_xcalloc(1, sizeof *n->py_udfs);

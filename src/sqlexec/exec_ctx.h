@@ -39,6 +39,13 @@ typedef struct cs_sql_exec_ctx {
      * Python operator starts a simple worker of its own */
     struct cs_py_worker_factory *py_workers;
     bool py_reuse; /* spark.python.worker.reuse */
+    /* a barrier task's BarrierTaskContext service (exec/barrier_task.h): its loopback port
+     * (0: not a barrier task), secret and the tasks' addresses, for the Python workers */
+    int barrier_port;
+    const char *barrier_secret, *barrier_addresses;
+    /* the TaskContext the Python workers see (partition_id above) */
+    int stage_id, attempt_number; /* attemptNumber: the task's attempt */
+    int64_t task_attempt_id;
     /* The value built from the stage's broadcast input `input` under key, once per process
      * (Spark's broadcast relation, built once per executor): the first task to ask runs build
      * while the others help it (build's team) and wait, then every task of the process that asks

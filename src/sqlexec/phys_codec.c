@@ -664,6 +664,7 @@ static int fields_from(decoder *d, const Cspark__SqlPlanNode *pb, cs_phys_node *
         n->py_safe_cast = pb->py_safe_cast;
         n->py_columns_by_name = pb->py_columns_by_name;
         n->py_faulthandler = pb->py_faulthandler;
+        n->py_barrier = pb->py_barrier;
         n->py_udfs = cs_xcalloc(pb->n_py_udfs + 1, sizeof *n->py_udfs);
         for (size_t i = 0; i < pb->n_py_udfs; i++) {
             const Cspark__SqlPythonUdf *u = pb->py_udfs[i];

@@ -324,6 +324,7 @@ static Cspark__SqlPlanNode *node_pb(pool *pl, const cs_phys_node *n, int depth)
     pb->py_safe_cast = n->py_safe_cast;
     pb->py_columns_by_name = n->py_columns_by_name;
     pb->py_faulthandler = n->py_faulthandler;
+    pb->py_barrier = n->py_barrier;
     pb->n_py_udfs = (size_t)(n->n_py_udfs > 0 ? n->n_py_udfs : 0);
     pb->py_udfs = pool_alloc(pl, sizeof *pb->py_udfs * (pb->n_py_udfs + 1));
     for (size_t i = 0; i < pb->n_py_udfs; i++) {

@@ -212,6 +212,7 @@ struct cs_phys_node {
     bool py_safe_cast;       /* spark.sql.execution.pandas.convertToArrowArraySafely */
     bool py_columns_by_name; /* ...pandas.groupedMap.assignColumnsByName */
     bool py_faulthandler;    /* spark.sql.execution.pyspark.udf.faulthandler.enabled */
+    bool py_barrier;         /* mapInPandas(barrier=True): its stage is a barrier stage */
     int n_py_udfs;
     cs_phys_py_udf *py_udfs;
 
@@ -249,6 +250,9 @@ struct cs_phys_node {
 /* A zeroed node of kind with room for n_children (NULL) children; schema taken over. */
 cs_phys_node *cs_phys_new(cs_phys_kind kind, cs_col_type *schema, int n_children);
 void cs_phys_free(cs_phys_node *n);
+/* Whether the tree runs a Python function in barrier mode (py_barrier: mapInPandas(barrier=True)),
+ * which makes the stage that runs it a barrier stage. */
+bool cs_phys_has_barrier(const cs_phys_node *n);
 /* Spark's name of a node in EXPLAIN ("HashAggregate", "Exchange", "BroadcastHashJoin", ...). */
 const char *cs_phys_node_name(const cs_phys_node *n);
 /* A join's condition input: left's fields then right's (a new struct type). */
