@@ -129,6 +129,7 @@ struct recio_writer {
     size_t out_len, out_cap, out_min_cap;
     uint64_t flushed; /* bytes already written to fd (or taken) */
     uint64_t records;
+    uint64_t raw_bytes; /* the raw lengths of the blocks produced or copied */
 };
 
 recio_writer *cs_recio_writer_new(int fd, bool compress, size_t buf_size)
@@ -203,6 +204,7 @@ int cs_recio_writer_end_block(recio_writer *w, cs_error *err)
     if (rc < 0) return rc;
     w->out_len += cs_recio_encode_block(w->raw, (uint32_t)w->raw_len, w->compress, w->checksum,
                                         w->out + w->out_len);
+    w->raw_bytes += w->raw_len;
     w->raw_len = 0;
     return 0;
 }
@@ -249,6 +251,11 @@ int cs_recio_writer_add_raw(recio_writer *w, const uint8_t *blocks, size_t len, 
 {
     int rc = cs_recio_writer_end_block(w, err);
     if (rc < 0 || len == 0) return rc;
+    /* the blocks' raw lengths, from their headers (whole blocks: a header cut short ends it) */
+    for (size_t at = 0; at + RECIO_HEADER_LEN <= len;) {
+        w->raw_bytes += get_u32le(blocks + at);
+        at += RECIO_HEADER_LEN + (size_t)get_u32le(blocks + at + 4);
+    }
     if (w->fd >= 0 && len >= w->out_min_cap) {
         /* large: write through */
         rc = out_drain(w, err);
@@ -275,6 +282,11 @@ int cs_recio_writer_flush(recio_writer *w, cs_error *err)
 uint64_t cs_recio_writer_offset(const recio_writer *w)
 {
     return w->flushed + w->out_len;
+}
+
+uint64_t cs_recio_writer_raw_bytes(const recio_writer *w)
+{
+    return w->raw_bytes;
 }
 
 uint64_t cs_recio_writer_records(const recio_writer *w)

@@ -85,6 +85,10 @@ int cs_recio_writer_flush(recio_writer *w, cs_error *err);
 int cs_recio_writer_add_raw(recio_writer *w, const uint8_t *blocks, size_t len, cs_error *err);
 /* Total encoded bytes produced so far (written or buffered), excluding the open raw block. */
 uint64_t cs_recio_writer_offset(const recio_writer *w);
+/* The raw (decoded) lengths of the blocks produced so far, copied ones (add_raw) included,
+ * excluding the open raw block: what cs_recio_writer_offset counts before stream compression
+ * and without block headers. */
+uint64_t cs_recio_writer_raw_bytes(const recio_writer *w);
 /* Records added so far. */
 uint64_t cs_recio_writer_records(const recio_writer *w);
 /* Bytes of memory held by the writer (buffers), for memory accounting. */

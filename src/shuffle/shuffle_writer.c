@@ -500,6 +500,7 @@ int cs_shuffle_writer_commit(shuffle_writer *w, cs_map_status *out, cs_error *er
     cs_shuffle_file_paths(w->spec.dir, w->spec.shuffle_id, w->spec.map_id, data, index,
                           sizeof data);
     uint64_t *sizes = cs_xcalloc((size_t)w->n, sizeof *sizes);
+    uint64_t *raw = cs_xcalloc((size_t)w->n, sizeof *raw); /* before stream compression */
     uint32_t *order = NULL;
     size_t *starts = NULL;
     recio_writer *rw = NULL;
@@ -516,11 +517,12 @@ int cs_shuffle_writer_commit(shuffle_writer *w, cs_map_status *out, cs_error *er
         cs_aggmap_group_by_part(&w->map, w->n, &order, &starts);
     }
     for (int p = 0; p < w->n; p++) {
-        uint64_t start = cs_recio_writer_offset(rw);
+        uint64_t start = cs_recio_writer_offset(rw), raw_start = cs_recio_writer_raw_bytes(rw);
         if (w->combine && w->nspills) {
             rc = merge_combined_part(w, rw, p, order, starts, err);
             if (rc < 0) goto done;
             sizes[p] = cs_recio_writer_offset(rw) - start;
+            raw[p] = cs_recio_writer_raw_bytes(rw) - raw_start;
             continue;
         }
         for (int s = 0; s < w->nspills; s++) {
@@ -542,6 +544,7 @@ int cs_shuffle_writer_commit(shuffle_writer *w, cs_map_status *out, cs_error *er
         }
         if (rc < 0) goto done;
         sizes[p] = cs_recio_writer_offset(rw) - start;
+        raw[p] = cs_recio_writer_raw_bytes(rw) - raw_start;
     }
     rc = cs_recio_writer_flush(rw, err);
     if (rc < 0) goto done;
@@ -599,6 +602,7 @@ int cs_shuffle_writer_commit(shuffle_writer *w, cs_map_status *out, cs_error *er
     out->shuffle_id = w->spec.shuffle_id;
     out->map_id = w->spec.map_id;
     cs_map_status_set_sizes(out, sizes, w->n, w->spec.status_opts);
+    cs_map_status_set_raw_sizes(out, raw);
     out->records_written = w->records;
     out->bytes_written = total;
 done:
@@ -608,6 +612,7 @@ done:
     free(order);
     free(starts);
     free(sizes);
+    free(raw);
     if (rc < 0) {
         if (w->tmp_data[0]) unlink(w->tmp_data);
         if (w->tmp_index[0]) unlink(w->tmp_index);

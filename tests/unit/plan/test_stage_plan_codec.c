@@ -642,7 +642,9 @@ static void cmp_sizes(const cs_map_status *a, const cs_map_status *b)
     for (int r = 0; r < a->num_reduces; r++) {
         assert_int_equal(cs_map_status_size(a, r), cs_map_status_size(b, r));
         assert_int_equal(cs_map_status_block_empty(a, r), cs_map_status_block_empty(b, r));
+        assert_int_equal(cs_map_status_raw_size(a, r), cs_map_status_raw_size(b, r));
     }
+    assert_int_equal(a->has_raw, b->has_raw);
 }
 
 /* Runs the map stage of d with the original nodes (dir a) and its decoded plan (dir b); checks
@@ -1063,7 +1065,8 @@ static void test_malformed(void **state)
 /* ---- task results, map statuses, metrics ----------------------------------------------------- */
 
 /* Sizes 0, 1000003, 2000006, ... with every seventh block empty and, above 2000 reduces, two
- * blocks past spark.shuffle.accurateBlockThreshold (kept exactly). */
+ * blocks past spark.shuffle.accurateBlockThreshold (kept exactly); raw sizes three times those
+ * (the huge ones 3 x + 1: kept exactly too). */
 static void fill_status(cs_map_status *st, int nred)
 {
     memset(st, 0, sizeof *st);
@@ -1074,6 +1077,11 @@ static void fill_status(cs_map_status *st, int nred)
         sizes[i] = i % 7 ? (uint64_t)(i % 100) * 1000003u : 0;
     if (nred > 2000) sizes[11] = sizes[nred - 1] = 200ull << 20;
     cs_map_status_set_sizes(st, sizes, nred, NULL);
+    for (int i = 0; i < nred; i++)
+        sizes[i] = sizes[i] * 3 + (sizes[i] == 200ull << 20);
+    cs_map_status_set_raw_sizes(st, sizes);
+    assert_true(nred == 0 || st->has_raw);
+    if (nred > 2000) assert_int_equal(cs_map_status_raw_size(st, 11), (600ull << 20) + 1);
     free(sizes);
     snprintf(st->executor_id, sizeof st->executor_id, "executor-17");
     snprintf(st->host, sizeof st->host, "worker-3.example.com");
