@@ -162,7 +162,8 @@ void cs_map_status_set_raw_sizes(cs_map_status *st, const uint64_t *raw)
         if (st->num_reduces == 0) return;
         st->raw_blocks = cs_xmalloc((size_t)st->num_reduces);
         for (int r = 0; r < st->num_reduces; r++) /* an empty block stays 0, others >= 1 */
-            st->raw_blocks[r] = st->blocks[r] ? cs_map_status_compress_size(raw[r] ? raw[r] : 1) : 0;
+            st->raw_blocks[r] =
+                st->blocks[r] ? cs_map_status_compress_size(raw[r] ? raw[r] : 1) : 0;
         return;
     }
     uint64_t total = 0, n = 0;
@@ -257,8 +258,7 @@ size_t cs_map_status_footprint(const cs_map_status *st)
     if (!st) return 0;
     return sizeof *st +
            (st->blocks ? cs_map_status_blocks_len(st->sizes_kind, st->num_reduces) : 0) +
-           (st->raw_blocks ? (size_t)st->num_reduces : 0) +
-           (size_t)st->num_huge * sizeof *st->huge;
+           (st->raw_blocks ? (size_t)st->num_reduces : 0) + (size_t)st->num_huge * sizeof *st->huge;
 }
 
 int cs_map_status_validate(const cs_map_status *st, cs_error *err)
@@ -286,8 +286,7 @@ int cs_map_status_validate(const cs_map_status *st, cs_error *err)
     for (int i = 0; !bad && i < st->num_huge; i++) {
         const cs_map_huge_block *h = &st->huge[i];
         if (h->reduce_id >= (uint32_t)st->num_reduces || h->size == 0 ||
-            (st->has_raw && h->raw_size == 0) ||
-            bitmap_has(st->blocks, (int)h->reduce_id) ||
+            (st->has_raw && h->raw_size == 0) || bitmap_has(st->blocks, (int)h->reduce_id) ||
             (i > 0 && h->reduce_id <= st->huge[i - 1].reduce_id))
             bad = "a huge block out of order, out of range, empty or marked empty";
     }

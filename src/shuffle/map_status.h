@@ -31,8 +31,9 @@
  * the scheduler (copies) and every reader of block sizes (the shuffle reader, block fetchers,
  * shuffle migration, reduce-side size estimates).
  *
- * Ownership: a cs_map_status owns `blocks`, `raw_blocks` and `huge` (malloc'd); cs_map_status_free releases
- * them (not the struct). A struct copy moves ownership; cs_map_status_copy makes a deep copy.
+ * Ownership: a cs_map_status owns `blocks`, `raw_blocks` and `huge` (malloc'd); cs_map_status_free
+ * releases them (not the struct). A struct copy moves ownership; cs_map_status_copy makes a deep
+ * copy.
  */
 #ifndef CSPARK_SHUFFLE_MAP_STATUS_H
 #define CSPARK_SHUFFLE_MAP_STATUS_H
