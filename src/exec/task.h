@@ -27,7 +27,12 @@ typedef struct exec_env {
     int block_port;        /* where this process serves its shuffle files (0: not served) */
     const char *local_dir; /* shuffle and spill files */
     int64_t task_memory_budget;
-    bool shuffle_compress;
+    bool shuffle_compress; /* spark.shuffle.compress: spills, and map outputs read elsewhere */
+    /* every map output this process writes is read by this process only (local mode): its
+     * blocks are stored without stream compression whatever spark.shuffle.compress says (they
+     * never cross the network or another process; LZ4 would cost CPU on both sides and
+     * nothing else) */
+    bool shuffle_in_process;
     cs_checksum_algo shuffle_checksum;  /* spark.shuffle.checksum.*: shuffle and spill blocks */
     cs_map_status_opts map_status_opts; /* the form of map statuses (all zero: Spark's defaults) */
     shuffle_block_source blocks;        /* where reduce-side segments come from */

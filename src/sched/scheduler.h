@@ -139,9 +139,12 @@ int cs_scheduler_run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, i
  * cs_scheduler_run_job. The job's events list the map stages; it has no result stage. */
 int cs_scheduler_run_map_stages(scheduler *s, shuffle_dep *const *deps, int n,
                                 const job_properties *props, cs_error *err);
-/* Spark's MapOutputStatistics.bytesByPartitionId: bytes[r] = the estimated size of reduce
- * partition r summed over the map outputs of shuffle_id (r < num_partitions). CS_ENOTFOUND (bytes
- * zeroed) when an output is missing. Any thread. */
+/* Spark's MapOutputStatistics.bytesByPartitionId: bytes[r] = the estimated raw size of reduce
+ * partition r (its blocks' bytes before stream compression, cs_map_status_raw_size; the stored
+ * size for an output whose status has none) summed over the map outputs of shuffle_id
+ * (r < num_partitions). Spark sums the stored sizes; the raw ones make adaptive execution's
+ * decisions the same with or without spark.shuffle.compress, and follow the decoded batches'
+ * size in memory. CS_ENOTFOUND (bytes zeroed) when an output is missing. Any thread. */
 int cs_scheduler_shuffle_sizes(scheduler *s, int shuffle_id, uint64_t *bytes, int num_partitions);
 
 /* Backend callbacks, any thread: a task began running on a core slot (launched at locality, a

@@ -344,6 +344,7 @@ static sched_backend *local_create(const cluster_env *env, cs_error *err)
                      .local_dir = env->local_dir,
                      .task_memory_budget = env->task_memory_budget,
                      .shuffle_compress = env->shuffle_compress,
+                     .shuffle_in_process = true, /* one process: no map output leaves it */
                      .shuffle_checksum = env->shuffle_checksum,
                      .map_status_opts = so,
                      .blocks = cs_shuffle_local_source(env->local_dir),
