@@ -9,6 +9,7 @@
  * once per row of a join's pairs or a scan); the others build with a column builder. The
  * regular-expression functions are in kernels_regexp.c. Called through cs_px_string_lookup.
  */
+#define _GNU_SOURCE /* memmem */
 #include <locale.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,6 +82,55 @@ static bool like_match(const uint8_t *s, int32_t sl, const uint8_t *pat, int32_t
     return pi == pl;
 }
 
+/* A literal pattern of plain segments between '%'s: no '_', no escape character, and no segment
+ * after a '%' starting with a UTF-8 continuation byte (like_match tries a '%''s run only up to code
+ * point starts). Then s matches when it starts with the first segment, ends with the last, and
+ * holds the middle ones in order between them, each at its leftmost place (memcmp and memmem,
+ * not a byte-at-a-time walk with backtracking): `%special%requests%`, `forest%`, `%green%`. */
+#define LIKE_SEGS 8
+typedef struct {
+    int n; /* segments: n - 1 '%'s; n == 1: no '%', s equals the pattern */
+    const uint8_t *seg[LIKE_SEGS];
+    int32_t len[LIKE_SEGS];
+    int32_t ends; /* len[0] + len[n - 1] when n > 1 */
+} like_plan;
+
+static bool like_plan_make(const uint8_t *p, int32_t pl, uint8_t esc, like_plan *lp)
+{
+    lp->n = 0;
+    int32_t start = 0;
+    for (int32_t i = 0; i <= pl; i++) {
+        if (i < pl && (p[i] == '_' || p[i] == esc)) return false;
+        if (i < pl && p[i] != '%') continue;
+        if (lp->n == LIKE_SEGS) return false;
+        if (lp->n > 0 && start < i && is_cont(p[start])) return false;
+        lp->seg[lp->n] = p + start;
+        lp->len[lp->n++] = i - start;
+        start = i + 1;
+    }
+    lp->ends = lp->n > 1 ? lp->len[0] + lp->len[lp->n - 1] : lp->len[0];
+    return true;
+}
+
+static bool like_plan_match(const like_plan *lp, const uint8_t *s, int32_t sl)
+{
+    if (lp->n == 1) return sl == lp->len[0] && memcmp(s, lp->seg[0], (size_t)sl) == 0;
+    if (sl < lp->ends) return false;
+    int32_t last = lp->len[lp->n - 1], end = sl - last;
+    if (memcmp(s, lp->seg[0], (size_t)lp->len[0]) != 0 ||
+        memcmp(s + end, lp->seg[lp->n - 1], (size_t)last) != 0)
+        return false;
+    const uint8_t *at = s + lp->len[0];
+    for (int j = 1; j < lp->n - 1; j++) {
+        int32_t l = lp->len[j];
+        if (l == 0) continue;
+        const uint8_t *f = memmem(at, (size_t)(s + end - at), lp->seg[j], (size_t)l);
+        if (!f) return false;
+        at = f + l;
+    }
+    return true;
+}
+
 static int like_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_column **out)
 {
     int64_t n = k->n, sa = cs_px_stride(a[0], n), sp = cs_px_stride(a[1], n);
@@ -92,11 +142,34 @@ static int like_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_colu
     }
     cs_column *r = cs_px_new_fixed(k->alloc, k->e->type, n);
     cs_px_and_validity(r, a, 2, n);
+    like_plan lp;
+    int32_t pl0 = 0;
+    const uint8_t *p0 =
+        sp == 0 && cs_column_is_valid(a[1], 0) ? cs_column_bytes(a[1], 0, &pl0) : NULL;
+    bool planned = p0 && like_plan_make(p0, pl0, esc, &lp);
+    if (p0 && cs_px_dict_pays(a[0], n)) {
+        /* each dictionary entry matched once (kernels_dict.c) */
+        const cs_column *dict = a[0]->dictionary;
+        uint8_t *entry = cs_xmalloc((size_t)(dict->length > 0 ? dict->length : 1));
+        for (int64_t e = 0; e < dict->length; e++) {
+            int32_t sl;
+            const uint8_t *s = cs_column_bytes(dict, e, &sl);
+            entry[e] = planned ? like_plan_match(&lp, s, sl) : like_match(s, sl, p0, pl0, esc);
+        }
+        cs_px_dict_spread(r, a[0], entry, n);
+        free(entry);
+        *out = r;
+        return CS_OK;
+    }
     for (int64_t i = 0; i < n; i++) {
         if (r->validity && !cs_bit_get(r->validity, i)) continue;
         int32_t sl, pl;
-        const uint8_t *s = cs_column_bytes(a[0], i * sa, &sl),
-                      *p = cs_column_bytes(a[1], i * sp, &pl);
+        const uint8_t *s = cs_column_bytes(a[0], i * sa, &sl);
+        if (planned) {
+            cs_bit_set(r->values, i, like_plan_match(&lp, s, sl));
+            continue;
+        }
+        const uint8_t *p = cs_column_bytes(a[1], i * sp, &pl);
         cs_bit_set(r->values, i, like_match(s, sl, p, pl, esc));
     }
     *out = r;
@@ -148,12 +221,9 @@ static bool find_bytes(const uint8_t *h, int32_t hl, const uint8_t *nd, int32_t 
         *at = 0;
         return true;
     }
-    for (int32_t i = 0; i + nl <= hl; i++)
-        if (h[i] == nd[0] && memcmp(h + i, nd, (size_t)nl) == 0) {
-            *at = i;
-            return true;
-        }
-    return false;
+    const uint8_t *f = memmem(h, (size_t)hl, nd, (size_t)nl);
+    if (f) *at = (int32_t)(f - h);
+    return f != NULL;
 }
 
 typedef enum { P_STARTS, P_ENDS, P_CONTAINS } pred;
