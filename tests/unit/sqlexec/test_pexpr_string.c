@@ -203,7 +203,7 @@ static cs_column *str_rows(const char *const *vals, int d, int n, bool enc, cons
 static void test_like_compare_in_over_columns(void **state)
 {
     (void)state;
-    enum { D = 12, N = 28 };
+    enum { D = 16, N = 28 };
     const char *vals[D] = {"special requests",
                            "specialrequests",
                            "requests special",
@@ -215,8 +215,18 @@ static void test_like_compare_in_over_columns(void **state)
                            "",
                            "special%requests",
                            "forest green",
-                           "R"};
-    const char *pats[] = {"%special%requests%",
+                           "R",
+                           "the quick special brown requests fox",
+                           "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaab",
+                           "0123456789abcdefghij0123456789green",
+                           "green0123456789abcdefghij"};
+    const char *pats[] = {"%aab%",
+                          "%aaaaaaaaab",
+                          "%aaaaaaaaaaab%",
+                          "%0123456789abcdefghij%",
+                          "%9green",
+                          "%brown%fox%",
+                          "%special%requests%",
                           "%special%requests",
                           "special%",
                           "%ab",
@@ -234,7 +244,7 @@ static void test_like_compare_in_over_columns(void **state)
                           "forest%",
                           "%green%",
                           "x%y%z%w%v%u%t%s%r%q"};
-    const char *ops[] = {"like", "=", "<>", "<", ">=", "in"};
+    const char *ops[] = {"like", "=", "<>", "<", ">=", "in", "contains"};
     bool null_rows[N] = {0};
     null_rows[3] = null_rows[17] = true;
     for (int enc = 0; enc < 2; enc++) {
