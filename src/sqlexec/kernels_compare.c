@@ -7,7 +7,9 @@
  * matches, else null when the value or a literal is null). Strings of a collation other than
  * UTF8_BINARY compare by their collation keys (collation_keys.h), built for the batch first.
  * One loop per (type, operator), the
- * comparison computed as -1/0/1 and tested by the operator's mask; results are bitmaps. Called
+ * comparison computed as -1/0/1 and tested by the operator's mask; results are bitmaps. A
+ * dictionary-encoded string column against a literal (comparison or IN) compares each dictionary
+ * entry once (kernels_dict.c); string = and <> compare lengths before bytes. Called
  * through cs_px_compare_lookup / cs_px_in_lookup at compile time.
  */
 #include <math.h>

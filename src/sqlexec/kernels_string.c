@@ -6,8 +6,10 @@
  * nulls), upper, lower (Unicode, through the C.UTF-8 locale's case tables), length,
  * trim/ltrim/rtrim (spaces), replace, instr, lpad/rpad, startswith, endswith, contains. substring
  * and concat write their offsets and bytes in place after a pass that sizes the bytes (they run
- * once per row of a join's pairs or a scan); the others build with a column builder. The
- * regular-expression functions are in kernels_regexp.c. Called through cs_px_string_lookup.
+ * once per row of a join's pairs or a scan); the others build with a column builder. A literal
+ * LIKE pattern of plain segments between '%'s is matched by its segments (like_plan), others by
+ * like_match's walk; LIKE of a dictionary-encoded column matches each entry once (kernels_dict.c).
+ * The regular-expression functions are in kernels_regexp.c. Called through cs_px_string_lookup.
  */
 #define _GNU_SOURCE /* memmem */
 #include <locale.h>
