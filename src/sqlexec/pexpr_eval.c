@@ -4,7 +4,8 @@
  * NVL evaluate a branch that could raise only on the rows that reach it (a sub-batch taken with
  * cs_col_batch_take, the branch's rows scattered back with cs_px_merge), as Spark evaluates them
  * row by row — `CASE WHEN x <> 0 THEN 1 / x END` never divides by zero. Branches that cannot
- * raise are evaluated on the whole batch (cheaper than a gather). With a cache (pexpr_cse.c) a
+ * raise are evaluated on the whole batch (cheaper than a gather), and AND / OR then combine the
+ * two sides' bitmaps a byte of rows at a time. With a cache (pexpr_cse.c) a
  * subexpression shared across an operator's programs is evaluated once per batch. Called by the
  * operators.
  */
