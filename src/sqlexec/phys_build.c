@@ -621,6 +621,13 @@ static cs_sql_op *build_unary(const cs_phys_node *n, cs_sql_op *child, cs_error 
         cs_pexpr **e = cs_xcalloc((size_t)n->n_exprs + 1, sizeof *e);
         for (int i = 0; i < n->n_exprs; i++)
             e[i] = cs_pexpr_clone(n->exprs[i]);
+        /* a Filter below compacts only the columns the project reads */
+        int nc = child->schema->n_fields;
+        bool *read = cs_xcalloc((size_t)nc + 1, sizeof *read);
+        for (int i = 0; i < n->n_exprs; i++)
+            mark_read(n->exprs[i], nc, read);
+        cs_sql_op_filter_reads(child, read, nc);
+        free(read);
         cs_sql_op *op = cs_sql_op_project(child, e, n->n_exprs, cs_col_type_ref(n->schema));
         free(e);
         return op;
