@@ -63,10 +63,14 @@ void cs_context_shared_vars_free(cspark_context *sc)
     sc->accums = NULL;
 }
 
-cspark_broadcast_var cspark_broadcast(cspark_context *sc, const void *data, size_t len)
+/* cspark_broadcast's body: copy (data borrowed) or take (data the store's from here on). */
+static cspark_broadcast_var broadcast(cspark_context *sc, void *data, size_t len, bool take)
 {
     cspark_broadcast_var b = {-1};
-    if (!sc) return b;
+    if (!sc) {
+        if (take) free(data);
+        return b;
+    }
     cs_error err;
     cs_error_clear(&err);
     if (!data && len) {
@@ -75,8 +79,10 @@ cspark_broadcast_var cspark_broadcast(cspark_context *sc, const void *data, size
         return b;
     }
     int64_t id = __atomic_fetch_add(&sc->next_broadcast_id, 1, __ATOMIC_SEQ_CST);
-    if (cs_broadcast_store_put(sc->broadcasts, id, data, len, (size_t)sc->broadcast_piece_size,
-                               &err) < 0) {
+    size_t piece = (size_t)sc->broadcast_piece_size;
+    int rc = take ? cs_broadcast_store_put_owned(sc->broadcasts, id, data, len, piece, &err)
+                  : cs_broadcast_store_put(sc->broadcasts, id, data, len, piece, &err);
+    if (rc < 0) {
         cs_context_fail(sc, &err);
         return b;
     }
@@ -86,6 +92,16 @@ cspark_broadcast_var cspark_broadcast(cspark_context *sc, const void *data, size
             (long long)sc->broadcast_piece_size);
     b.id = id;
     return b;
+}
+
+cspark_broadcast_var cspark_broadcast(cspark_context *sc, const void *data, size_t len)
+{
+    return broadcast(sc, (void *)data, len, false);
+}
+
+cspark_broadcast_var cs_context_broadcast_take(cspark_context *sc, void *data, size_t len)
+{
+    return broadcast(sc, data, len, true);
 }
 
 int cspark_broadcast_destroy(cspark_context *sc, cspark_broadcast_var b)

@@ -85,6 +85,9 @@ struct cspark_context {
  * bad spark.broadcast.blockSize) and after the scheduler stopped (broadcast.c). */
 int cs_context_shared_vars_init(cspark_context *sc, cs_error *err);
 void cs_context_shared_vars_free(cspark_context *sc);
+/* cspark_broadcast taking data (malloc'd, or NULL when len is 0) instead of copying it: the
+ * broadcast store frees it with the variable (broadcast.c). */
+cspark_broadcast_var cs_context_broadcast_take(cspark_context *sc, void *data, size_t len);
 /* jobs.c: frees every thread's local properties. */
 void cs_context_local_props_free(cspark_context *sc);
 /* accumulators.c: frees the custom accumulators' merge references. */

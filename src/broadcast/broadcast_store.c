@@ -13,13 +13,16 @@
 #include <xxhash.h>
 
 #include "common/hmap.h"
+#include "common/work_team.h"
 
 typedef enum { ENTRY_FETCHING, ENTRY_READY, ENTRY_FAILED } entry_state;
 
-/* A value derived from the entry under a key (cs_broadcast_entry_derived): NULL while building. */
+/* A value derived from the entry under a key (cs_broadcast_entry_derived): NULL while building,
+ * when `team` is the builder's (the callers waiting for it join the team and help). */
 typedef struct derived {
     char *key;
     void *value;
+    cs_work_team *team;
     broadcast_decoded_free_fn free_fn;
     struct derived *next;
 } derived;
@@ -110,14 +113,14 @@ void cs_broadcast_store_set_source(broadcast_store *s, broadcast_describe_fn des
     pthread_mutex_unlock(&s->mu);
 }
 
-static broadcast_entry *entry_new(int64_t id, uint64_t size, uint64_t piece_size)
+static broadcast_entry *entry_new(int64_t id, uint8_t *data, uint64_t size, uint64_t piece_size)
 {
     broadcast_entry *e = cs_xcalloc(1, sizeof *e);
     e->id = id;
     e->size = size;
     e->piece_size = piece_size;
     e->num_pieces = cs_broadcast_num_pieces(size, piece_size);
-    e->data = cs_xmalloc(size ? size : 1);
+    e->data = data;
     e->checksums = cs_xcalloc((size_t)e->num_pieces + 1, sizeof *e->checksums);
     e->present = cs_xcalloc((size_t)e->num_pieces + 1, sizeof *e->present);
     return e;
@@ -126,9 +129,17 @@ static broadcast_entry *entry_new(int64_t id, uint64_t size, uint64_t piece_size
 int cs_broadcast_store_put(broadcast_store *s, int64_t id, const void *data, size_t len,
                            size_t piece_size, cs_error *err)
 {
+    uint8_t *copy = cs_xmalloc(len ? len : 1);
+    if (len) memcpy(copy, data, len);
+    return cs_broadcast_store_put_owned(s, id, copy, len, piece_size, err);
+}
+
+int cs_broadcast_store_put_owned(broadcast_store *s, int64_t id, void *data, size_t len,
+                                 size_t piece_size, cs_error *err)
+{
     if (piece_size == 0) piece_size = CS_BROADCAST_DEFAULT_PIECE;
-    broadcast_entry *e = entry_new(id, len, piece_size);
-    if (len) memcpy(e->data, data, len);
+    if (!data) data = cs_xmalloc(1);
+    broadcast_entry *e = entry_new(id, data, len, piece_size);
     for (int i = 0; i < e->num_pieces; i++) {
         size_t n;
         uint8_t *p = cs_broadcast_entry_piece_buf(e, i, &n);
@@ -376,6 +387,16 @@ int cs_broadcast_entry_derived(broadcast_store *s, broadcast_entry *e, const cha
         for (d = e->derived; d && strcmp(d->key, key) != 0; d = d->next)
             ;
         if (!d || d->value) break;
+        int worker;
+        if (d->team && cs_work_team_join(d->team, &worker)) {
+            /* another task builds it: help it (the team lives until this helper leaves) */
+            cs_work_team *t = d->team;
+            pthread_mutex_unlock(&s->mu);
+            cs_work_team_help(t, worker);
+            cs_work_team_leave(t);
+            pthread_mutex_lock(&s->mu);
+            continue;
+        }
         pthread_cond_wait(&s->cv, &s->mu); /* another task builds it */
     }
     if (d) {
@@ -383,13 +404,19 @@ int cs_broadcast_entry_derived(broadcast_store *s, broadcast_entry *e, const cha
         pthread_mutex_unlock(&s->mu);
         return 0;
     }
-    d = cs_xcalloc(1, sizeof *d); /* the placeholder the others wait on */
+    d = cs_xcalloc(1, sizeof *d); /* the placeholder the others wait on and help */
     d->key = cs_xstrdup(key);
     d->free_fn = free_fn;
+    d->team = cs_work_team_new();
     d->next = e->derived;
     e->derived = d;
+    cs_work_team *team = d->team;
     pthread_mutex_unlock(&s->mu);
-    void *v = derive(arg, e->data, (size_t)e->size, err);
+    void *v = derive(arg, e->data, (size_t)e->size, team, err);
+    pthread_mutex_lock(&s->mu);
+    d->team = NULL; /* no one joins from here on; those who did leave before the close ends */
+    pthread_mutex_unlock(&s->mu);
+    cs_work_team_close(team);
     pthread_mutex_lock(&s->mu);
     if (v) {
         d->value = v;

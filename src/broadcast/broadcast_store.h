@@ -59,6 +59,10 @@ void cs_broadcast_store_set_source(broadcast_store *s, broadcast_describe_fn des
  * piece_size with their checksums. CS_EINVAL when the id exists. */
 int cs_broadcast_store_put(broadcast_store *s, int64_t id, const void *data, size_t len,
                            size_t piece_size, cs_error *err);
+/* cs_broadcast_store_put without the copy: the store takes data (malloc'd; NULL for an empty
+ * value), freed with the entry, or at once when the id exists. */
+int cs_broadcast_store_put_owned(broadcast_store *s, int64_t id, void *data, size_t len,
+                                 size_t piece_size, cs_error *err);
 
 /* A task: the entry of id, present whole — fetched first through the source when absent (other
  * callers wait for that fetch). CS_ENOTFOUND when the id is unknown or removed (no source), or
@@ -95,13 +99,16 @@ int cs_broadcast_entry_decoded(broadcast_store *s, broadcast_entry *e, broadcast
                                broadcast_decoded_free_fn free_fn, void **out, cs_error *err);
 
 /* A value derived from the entry's bytes under key (e.g. a join's hash table over a broadcast
- * relation, for its key columns), built once per process by derive(arg, data, len, err) on the
- * first call with that key while later callers wait for it, then shared, read-only, by every
- * caller (Spark's broadcast relation, built once per executor). Freed with free_fn when the entry
- * goes (its broadcast removed and its last pin released). A derive that returns NULL fails this
- * call with its error and leaves nothing: the next call tries again. Any thread; derive runs
- * without the store's lock. */
-typedef void *(*broadcast_derive_fn)(void *arg, const void *data, size_t len, cs_error *err);
+ * relation, for its key columns), built once per process by derive(arg, data, len, team, err) on
+ * the first call with that key, then shared, read-only, by every caller (Spark's broadcast
+ * relation, built once per executor). The callers that ask while it is built join the builder's
+ * team (common/work_team.h) and run the parallel loops derive posts on it, then wait for the
+ * value; derive may ignore team. Freed with free_fn when the entry goes (its broadcast removed
+ * and its last pin released). A derive that returns NULL fails this call with its error and
+ * leaves nothing: the next call tries again. Any thread; derive runs without the store's lock. */
+struct cs_work_team;
+typedef void *(*broadcast_derive_fn)(void *arg, const void *data, size_t len,
+                                     struct cs_work_team *team, cs_error *err);
 int cs_broadcast_entry_derived(broadcast_store *s, broadcast_entry *e, const char *key,
                                broadcast_derive_fn derive, void *arg,
                                broadcast_decoded_free_fn free_fn, void **out, cs_error *err);

@@ -157,7 +157,7 @@ static void make_offers(coarse_backend *b, failed_launch **failed, int *nfailed)
             continue;
         /* "free cores" to the task scheduler: how many more tasks it can run (cores and
          * resources, coarse_resources.c) */
-        offers[n] = (cs_offer){e->id, e->host, cs_coarse_task_slots(b, e)};
+        offers[n] = (cs_offer){e->id, e->host, cs_coarse_task_slots(b, e), e->block_port};
         free_cores += offers[n].free_cores;
         exec_of[n++] = i;
     }
@@ -193,6 +193,11 @@ static void make_offers(coarse_backend *b, failed_launch **failed, int *nfailed)
         lt.stage_attempt = t->stage_attempt;
         lt.partition = t->partition;
         lt.attempt = t->attempt;
+        if (t->barrier) { /* BarrierTaskContext (barrier_tasks, its tasks' addresses) */
+            lt.barrier = true;
+            lt.barrier_tasks = t->barrier->num_tasks;
+            lt.barrier_addresses = t->barrier->addresses;
+        }
         Cspark__CachedBlock *cb = cs_xcalloc((size_t)t->num_block_locs + 1, sizeof *cb);
         lt.cached_blocks = cached_blocks_pb(b, t, cb, &lt.n_cached_blocks);
         Cspark__Envelope env = CSPARK__ENVELOPE__INIT;
@@ -488,6 +493,9 @@ static void on_message(void *arg, rpc_conn *c, const Cspark__Envelope *msg)
     case CSPARK__ENVELOPE__BODY_BROADCAST_STORED:
         cs_coarse_on_broadcast_stored(b, msg->broadcast_stored);
         break;
+    case CSPARK__ENVELOPE__BODY_BARRIER_SYNC:
+        cs_coarse_on_barrier_sync(b, c, msg->request_id, msg->barrier_sync);
+        break;
     default:
         CS_WARN("driver", "event=unexpected_message peer=%s kind=%s",
                 cs_log_value(cs_rpc_conn_peer(c)), cs_frame_body_name(msg));
@@ -603,6 +611,7 @@ static void *housekeeper_main(void *arg)
             cs_coarse_forgive_stall(b, now - last_tick - wait_ms);
         cs_coarse_stop_unread(b);
         cs_coarse_expire_exit_reason_waits(b, now);
+        if (b->base.sched) cs_scheduler_barrier_tick(b->base.sched); /* syncs timed out */
         /* tasks waiting for their locality wait to expire */
         if (!b->stopping && b->base.tasks && cs_task_scheduler_has_pending(b->base.tasks)) {
             pthread_mutex_unlock(&b->lock);

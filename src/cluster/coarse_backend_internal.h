@@ -191,6 +191,10 @@ void cs_coarse_stop_unread(coarse_backend *b);
 void cs_coarse_on_broadcast_fetch(coarse_backend *b, rpc_conn *c, uint64_t request_id,
                                   const Cspark__BroadcastFetch *bf);
 void cs_coarse_on_broadcast_stored(coarse_backend *b, const Cspark__BroadcastStored *bs);
+/* coarse_barrier.c: an executor's barrier sync, answered when the coordinator answers it (loop
+ * thread). */
+void cs_coarse_on_barrier_sync(coarse_backend *b, rpc_conn *c, uint64_t request_id,
+                               const Cspark__BarrierSync *bs);
 /* on: destroyed broadcasts are sent to the executors (BroadcastRemoved); off before stopping. */
 void cs_coarse_broadcast_attach(coarse_backend *b, bool on);
 /* The executor's pieces are gone with it (lock not held). */

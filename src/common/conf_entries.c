@@ -133,6 +133,9 @@ static const cs_conf_entry entries[] = {
     INT("spark.scheduler.listenerbus.eventqueue.capacity", 1, IMAX),
     CHOICE_D("spark.scheduler.mode", "FIFO|FAIR", true, "FIFO"),
     STRING("spark.scheduler.allocation.file"), /* refused: pools take Spark's defaults */
+    DUR_POS_D("spark.barrier.sync.timeout", CS_SEC, "365d"),
+    DUR_POS_D("spark.scheduler.barrier.maxConcurrentTasksCheck.interval", CS_SEC, "15s"),
+    INT_D("spark.scheduler.barrier.maxConcurrentTasksCheck.maxFailures", 1, IMAX, "40"),
     /* network */
     DUR_POS_D("spark.network.timeout", CS_SEC, "120s"),
     DUR_POS_D("spark.executor.heartbeatInterval", CS_MS, "10s"),

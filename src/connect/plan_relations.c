@@ -177,8 +177,8 @@ static int group_map(cs_cp *c, const Spark__Connect__GroupMap *r, cs_logical_pla
 }
 
 /* mapInPandas / mapInArrow: MapInPandas or MapInArrow of the UDF over the input's columns
- * (SparkConnectPlanner's transformMapPartitions). Barrier mode runs as any stage: the rows are the
- * same. */
+ * (SparkConnectPlanner's transformMapPartitions). is_barrier (mapInPandas(f, schema, True)) makes
+ * its stage a barrier stage: its tasks launch together and see a BarrierTaskContext. */
 static int map_partitions(cs_cp *c, const Spark__Connect__MapPartitions *r, cs_logical_plan **out)
 {
     cs_logical_plan *in;
@@ -187,6 +187,7 @@ static int map_partitions(cs_cp *c, const Spark__Connect__MapPartitions *r, cs_l
     if (!r->func) return cs_cp_invalid(c, "MapPartitions needs a function");
     cs_logical_plan *p = unary(c, CS_LP_PYTHON_MAP_IN_BATCH, in);
     if ((rc = cs_cp_python_udf(c, r->func, CS_CP_UDF_MAP_ITER, &p->generator)) != 0) return rc;
+    p->barrier = CS_CP_HAS(r, is_barrier) && r->is_barrier;
     *out = p;
     return 0;
 }

@@ -38,6 +38,7 @@
 #include "common/procstat.h"
 #include "common/shutdown.h"
 #include "common/sync.h"
+#include "exec/barrier_rpc.h"
 #include "exec/exec_services.h"
 #include "exec/shuffle_recovery.h"
 #include "exec/task_context.h"
@@ -121,6 +122,14 @@ static void on_launch_stage(executor *x, const Cspark__LaunchStage *ls)
     pthread_mutex_unlock(&x->lock);
 }
 
+/* A barrier task's sync goes to the driver's coordinator (exec/barrier_rpc.h). */
+static int barrier_sync(void *arg, const task_desc *t, int epoch, int method, const char *message,
+                        char ***msgs, int *n, cs_error *err)
+{
+    executor *x = arg;
+    return cs_barrier_rpc_sync(x->driver, t, epoch, method, message, msgs, n, err);
+}
+
 static void on_launch_task(executor *x, const Cspark__LaunchTask *lt)
 {
     pthread_mutex_lock(&x->lock);
@@ -163,6 +172,12 @@ static void on_launch_task(executor *x, const Cspark__LaunchTask *lt)
     }
     t->desc.resources = t->resources = cs_task_resources_from_pb(lt->resources, lt->n_resources);
     t->desc.num_resources = (int)lt->n_resources;
+    if (lt->barrier) { /* BarrierTaskContext: its attempt's tasks and their addresses */
+        t->barrier.num_tasks = lt->barrier_tasks;
+        t->barrier.addresses = cs_xstrdup(cs_pb_str(lt->barrier_addresses));
+        t->barrier.addresses_cap = strlen(t->barrier.addresses) + 1;
+        t->desc.barrier = &t->barrier;
+    }
     if (x->queue_tail)
         x->queue_tail->next = t;
     else
@@ -371,6 +386,7 @@ static void *worker_main(void *arg)
         cs_task_result_free(&r);
         free(t->block_locs);
         free(t->resources);
+        free(t->barrier.addresses);
         free(t);
         pthread_mutex_lock(&x->lock);
         x->active--; /* after the report: ExecutorDrained follows the last StatusUpdate */
@@ -622,6 +638,8 @@ static int executor_start(executor *x, cs_error *err)
     x->env.conf = x->conf;
     x->env.cores = x->opt->cores;
     x->env.services = cs_exec_services_new();
+    x->env.barrier_sync = barrier_sync;
+    x->env.barrier_arg = x;
     x->nworkers = x->opt->cores;
     x->running = cs_xcalloc((size_t)x->nworkers, sizeof *x->running);
     x->workers = cs_xcalloc((size_t)x->nworkers, sizeof *x->workers);
@@ -785,6 +803,7 @@ int cs_executor_run(const executor_options *opt)
         x->queue_head = t->next;
         free(t->block_locs);
         free(t->resources);
+        free(t->barrier.addresses);
         free(t);
     }
     cs_broadcast_fetcher_free(x->bfetch); /* no task fetches any more */

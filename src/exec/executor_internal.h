@@ -40,6 +40,7 @@ typedef struct exec_task {
     int64_t start_ms;
     cs_block_location *block_locs; /* desc.block_locs (malloc'd) */
     cspark_resource *resources;    /* desc.resources (one malloc'd block) */
+    cs_barrier_launch barrier;     /* desc.barrier of a barrier task (addresses malloc'd) */
 } exec_task;
 
 typedef struct executor {

@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "common/err.h"
 #include "records/checksum.h"
 #include "plan/task.h"
 #include "shuffle/shuffle.h"
@@ -26,7 +27,12 @@ typedef struct exec_env {
     int block_port;        /* where this process serves its shuffle files (0: not served) */
     const char *local_dir; /* shuffle and spill files */
     int64_t task_memory_budget;
-    bool shuffle_compress;
+    bool shuffle_compress; /* spark.shuffle.compress: spills, and map outputs read elsewhere */
+    /* every map output this process writes is read by this process only (local mode): its
+     * blocks are stored without stream compression whatever spark.shuffle.compress says (they
+     * never cross the network or another process; LZ4 would cost CPU on both sides and
+     * nothing else) */
+    bool shuffle_in_process;
     cs_checksum_algo shuffle_checksum;  /* spark.shuffle.checksum.*: shuffle and spill blocks */
     cs_map_status_opts map_status_opts; /* the form of map statuses (all zero: Spark's defaults) */
     shuffle_block_source blocks;        /* where reduce-side segments come from */
@@ -40,6 +46,14 @@ typedef struct exec_env {
     /* what higher layers keep for the executor's life (exec_services.h): made by the process
      * that runs the tasks, freed at its stop; NULL: none */
     struct cs_exec_services *services;
+    /* BarrierTaskContext.barrier() / allGather of barrier task t at its epoch (method 1: barrier,
+     * 2: allGather; exec/barrier_task.h): asks the driver's coordinator and waits for every
+     * task of t's stage attempt; 0 with *msgs (n malloc'd strings and the array, the caller's), or
+     * an error in err. Called on the task's service thread. NULL: this process runs no barrier
+     * task. */
+    int (*barrier_sync)(void *arg, const task_desc *t, int epoch, int method, const char *message,
+                        char ***msgs, int *n, cs_error *err);
+    void *barrier_arg;
 } exec_env;
 
 /* Runs one task to completion on the calling thread. Never returns an error code: failures are

@@ -223,7 +223,7 @@ static int drive(cspark_task_context *tc, run_state *st, cs_error *err)
             cs_plan_aggregator_bind(&dep->agg, tc, &st->combiner);
             spec.combiner = &st->combiner;
         }
-        spec.compress = tc->env->shuffle_compress;
+        spec.compress = tc->env->shuffle_compress && !tc->env->shuffle_in_process;
         spec.checksum = tc->env->shuffle_checksum;
         spec.dir = tc->env->local_dir;
         spec.mem = &tc->mem;

@@ -730,7 +730,7 @@ static uint32_t murmur_bytes(const uint8_t *data, size_t n, uint32_t seed)
     return h;
 }
 
-void cs_tv_sampler_init(cs_tv_sampler *s, double fraction, int64_t seed)
+uint64_t cs_tv_xorshift_seed(int64_t seed)
 {
     /* XORShiftRandom.hashSeed: the seed's 8 bytes big-endian (Spark 4: Long.BYTES; Spark 2
      * hashed a 64-byte buffer), hashed twice */
@@ -739,23 +739,33 @@ void cs_tv_sampler_init(cs_tv_sampler *s, double fraction, int64_t seed)
         bytes[i] = (uint8_t)((uint64_t)seed >> (56 - 8 * i));
     uint32_t low = murmur_bytes(bytes, sizeof bytes, 0x3c074a61u); /* MurmurHash3.arraySeed */
     uint32_t high = murmur_bytes(bytes, sizeof bytes, low);
-    s->state = (uint64_t)high << 32 | low;
-    s->fraction = fraction;
+    return (uint64_t)high << 32 | low;
 }
 
-static uint32_t xorshift_next(cs_tv_sampler *s, int bits)
+uint32_t cs_tv_xorshift_next(uint64_t *state, int bits)
 {
-    uint64_t x = s->state ^ (s->state << 21);
+    uint64_t x = *state ^ (*state << 21);
     x ^= x >> 35;
     x ^= x << 4;
-    s->state = x;
+    *state = x;
     return (uint32_t)(x & ((1ULL << bits) - 1));
+}
+
+double cs_tv_xorshift_next_double(uint64_t *state)
+{
+    uint64_t hi = cs_tv_xorshift_next(state, 26), lo = cs_tv_xorshift_next(state, 27);
+    return (double)((hi << 27) + lo) * 0x1.0p-53;
+}
+
+void cs_tv_sampler_init(cs_tv_sampler *s, double fraction, int64_t seed)
+{
+    s->state = cs_tv_xorshift_seed(seed);
+    s->fraction = fraction;
 }
 
 double cs_tv_sampler_next_double(cs_tv_sampler *s)
 {
-    uint64_t hi = xorshift_next(s, 26), lo = xorshift_next(s, 27);
-    return (double)((hi << 27) + lo) * 0x1.0p-53;
+    return cs_tv_xorshift_next_double(&s->state);
 }
 
 bool cs_tv_sampler_keep(cs_tv_sampler *s)
@@ -769,10 +779,10 @@ int32_t cs_tv_xorshift_first_int(int64_t seed, int32_t bound)
 {
     cs_tv_sampler s;
     cs_tv_sampler_init(&s, 1.0, seed);
-    int32_t r = (int32_t)xorshift_next(&s, 31), m = bound - 1;
+    int32_t r = (int32_t)cs_tv_xorshift_next(&s.state, 31), m = bound - 1;
     if ((bound & m) == 0) return (int32_t)(((int64_t)bound * r) >> 31);
     for (int32_t u = r; (int32_t)((uint32_t)u - (uint32_t)(r = u % bound) + (uint32_t)m) < 0;)
-        u = (int32_t)xorshift_next(&s, 31);
+        u = (int32_t)cs_tv_xorshift_next(&s.state, 31);
     return r;
 }
 

@@ -83,6 +83,13 @@ void cs_tv_format_local_timestamp(int64_t micros, cs_sbuf *out);
 bool cs_tv_base64_decode(const char *s, size_t n, char *out, size_t *out_n);
 void cs_tv_base64_encode(const void *data, size_t n, cs_sbuf *out);
 
+/* Spark's XORShiftRandom: the state XORShiftRandom.hashSeed gives a seed (MurmurHash3 of its 8
+ * big-endian bytes, twice), next(bits) moving a state on, and java.util.Random.nextDouble over it.
+ * The one implementation: the samplers below, rand / randn / randstr (sqlexec/kernels_random.c). */
+uint64_t cs_tv_xorshift_seed(int64_t seed);
+uint32_t cs_tv_xorshift_next(uint64_t *state, int bits);
+double cs_tv_xorshift_next_double(uint64_t *state);
+
 /* Spark's Dataset.sample(withReplacement = false, fraction, seed) over the rows of one
  * partition, as CSV and JSON schema inference sample lines with samplingRatio (seed 1, partition
  * 0: seed 1 + 0): a BernoulliCellSampler over XORShiftRandom seeded seed + partition, one draw per

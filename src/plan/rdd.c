@@ -129,6 +129,14 @@ static bool slices_equal(const uint8_t *a, size_t alen, const uint8_t *b, size_t
     return alen == blen && (alen == 0 || memcmp(a, b, alen) == 0);
 }
 
+bool cs_rdd_is_barrier(const cspark_rdd *rdd)
+{
+    if (rdd->barrier) return true;
+    for (int i = 0; i < rdd->num_parents; i++)
+        if (cs_rdd_is_barrier(rdd->parents[i])) return true;
+    return false;
+}
+
 bool cs_rdd_partitioner_equal(const rdd_partitioner *a, const rdd_partitioner *b)
 {
     if (a->kind == RDD_PARTITIONER_NONE || a->kind != b->kind ||

@@ -109,7 +109,9 @@ struct cspark_rdd {
     int id;
     rdd_kind kind;
     int num_partitions;
-    char *name; /* "reduce_by_key at wordcount.so" — used in stage names */
+    char *name;   /* "reduce_by_key at wordcount.so" — used in stage names */
+    bool barrier; /* Spark's RDDBarrier: a node of barrier mode (mapInPandas(barrier=True)); driver
+                     only (a barrier task's descriptor says so to executors) */
 
     struct cspark_rdd *parents[2];
     int num_parents;
@@ -196,6 +198,9 @@ void cs_lineage_release(lineage_graph *g, cspark_rdd *const *rdds, int n, shuffl
 cspark_rdd *cs_rdd_new(lineage_graph *g, rdd_kind kind, int num_partitions, const char *name);
 /* A new shuffle dependency of g with the next shuffle id, whose map side is parent. */
 shuffle_dep *cs_shuffle_dep_new(lineage_graph *g, cspark_rdd *parent);
+/* Spark's RDD.isBarrier: rdd or a node it reads narrowly (within its stage) is a barrier node, so
+ * its stage is a barrier stage. */
+bool cs_rdd_is_barrier(const cspark_rdd *rdd);
 /* True when a and b place every key in the same partition (neither is NONE). */
 bool cs_rdd_partitioner_equal(const rdd_partitioner *a, const rdd_partitioner *b);
 /* The partitioner a shuffle dependency's reduce side has: HASH or RANGE as the dependency's

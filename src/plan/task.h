@@ -68,6 +68,17 @@ typedef struct cs_block_location {
     int port;
 } cs_block_location;
 
+/* What every task of one barrier stage attempt shares (Spark's barrier TaskDescription and the
+ * "addresses" local property BarrierTaskContext.getTaskInfos reads): the attempt's task count and
+ * where each task runs, "host:port" in partition order joined by ",", written by the task scheduler
+ * when it launches the attempt (all its tasks at once, before any is handed to a backend). Owned by
+ * the DAG scheduler's stage; addresses has room for addresses_cap bytes. */
+typedef struct cs_barrier_launch {
+    int num_tasks;
+    char *addresses;
+    size_t addresses_cap;
+} cs_barrier_launch;
+
 typedef struct task_desc {
     int64_t task_id;
     int job_id;
@@ -86,6 +97,7 @@ typedef struct task_desc {
     int num_block_locs;
     const cspark_resource *resources; /* custom resources assigned to this attempt (cspark.h) */
     int num_resources;
+    cs_barrier_launch *barrier; /* a barrier stage's task (BarrierTaskContext); NULL: none */
 } task_desc;
 
 /* Spark's TaskMetrics: what one task did, reported with its result (and in heartbeats).

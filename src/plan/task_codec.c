@@ -81,6 +81,15 @@ int cs_map_status_encode(const cs_map_status *st, Cspark__MapStatus *out, cs_err
             out->huge_sizes[i] = st->huge[i].size;
         }
     }
+    out->has_raw = st->has_raw;
+    if (st->raw_blocks) out->raw_blocks = cs_pb_bin_dup(st->raw_blocks, (size_t)st->num_reduces);
+    out->raw_avg_size = st->raw_avg_size;
+    if (st->has_raw && st->num_huge > 0) {
+        out->n_huge_raw_sizes = (size_t)st->num_huge;
+        out->huge_raw_sizes = cs_xmalloc((size_t)st->num_huge * sizeof *out->huge_raw_sizes);
+        for (int i = 0; i < st->num_huge; i++)
+            out->huge_raw_sizes[i] = st->huge[i].raw_size;
+    }
     out->executor_id = cs_xstrndup(st->executor_id, sizeof st->executor_id - 1);
     out->host = cs_xstrndup(st->host, sizeof st->host - 1);
     out->port = st->port;
@@ -95,6 +104,8 @@ void cs_map_status_pb_clear(Cspark__MapStatus *pb)
     free(pb->blocks.data);
     free(pb->huge_ids);
     free(pb->huge_sizes);
+    free(pb->raw_blocks.data);
+    free(pb->huge_raw_sizes);
     if (pb->executor_id && pb->executor_id != protobuf_c_empty_string) free(pb->executor_id);
     if (pb->host && pb->host != protobuf_c_empty_string) free(pb->host);
     cspark__map_status__init(pb);
@@ -108,7 +119,9 @@ int cs_map_status_decode(const Cspark__MapStatus *pb, cs_map_status *out, cs_err
     if (strlen(eid) >= sizeof out->executor_id || strlen(host) >= sizeof out->host ||
         pb->n_huge_ids != pb->n_huge_sizes || pb->n_huge_ids > (size_t)INT_MAX ||
         pb->num_reduces < 0 ||
-        pb->blocks.len != cs_map_status_blocks_len(pb->sizes_kind, pb->num_reduces))
+        pb->blocks.len != cs_map_status_blocks_len(pb->sizes_kind, pb->num_reduces) ||
+        (pb->n_huge_raw_sizes && pb->n_huge_raw_sizes != pb->n_huge_ids) ||
+        (pb->raw_blocks.len && pb->raw_blocks.len != (size_t)pb->num_reduces))
         return cs_error_set(err, CS_EPROTO, "map status of shuffle %d map %d: bad field lengths",
                             pb->shuffle_id, pb->map_id);
     out->shuffle_id = pb->shuffle_id;
@@ -121,8 +134,12 @@ int cs_map_status_decode(const Cspark__MapStatus *pb, cs_map_status *out, cs_err
     if (out->num_huge) {
         out->huge = cs_xmalloc((size_t)out->num_huge * sizeof *out->huge);
         for (int i = 0; i < out->num_huge; i++)
-            out->huge[i] = (cs_map_huge_block){pb->huge_ids[i], pb->huge_sizes[i]};
+            out->huge[i] = (cs_map_huge_block){pb->huge_ids[i], pb->huge_sizes[i],
+                                               pb->n_huge_raw_sizes ? pb->huge_raw_sizes[i] : 0};
     }
+    out->has_raw = pb->has_raw;
+    if (pb->raw_blocks.len) out->raw_blocks = cs_pb_memdup(pb->raw_blocks.data, pb->raw_blocks.len);
+    out->raw_avg_size = pb->raw_avg_size;
     strcpy(out->executor_id, eid);
     strcpy(out->host, host);
     out->port = pb->port;

@@ -44,6 +44,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/uio.h>
 
 #include "cspark.h"
 #include "records/batch.h"
@@ -83,8 +84,16 @@ int cs_recio_writer_flush(recio_writer *w, cs_error *err);
 /* Appends already-encoded whole blocks (e.g. a segment of a spill file) after ending the open
  * block; the bytes are copied as they are. */
 int cs_recio_writer_add_raw(recio_writer *w, const uint8_t *blocks, size_t len, cs_error *err);
+/* add_raw for blocks in several places (iov[0..n), each whole encoded blocks): written with
+ * writev straight from them when they come to RECIO_BLOCK_TARGET bytes or more and the writer
+ * has an fd (no copy through the write buffer), else copied as add_raw does. iov is modified. */
+int cs_recio_writer_add_raw_iov(recio_writer *w, struct iovec *iov, int n, cs_error *err);
 /* Total encoded bytes produced so far (written or buffered), excluding the open raw block. */
 uint64_t cs_recio_writer_offset(const recio_writer *w);
+/* The raw (decoded) lengths of the blocks produced so far, copied ones (add_raw) included,
+ * excluding the open raw block: what cs_recio_writer_offset counts before stream compression
+ * and without block headers. */
+uint64_t cs_recio_writer_raw_bytes(const recio_writer *w);
 /* Records added so far. */
 uint64_t cs_recio_writer_records(const recio_writer *w);
 /* Bytes of memory held by the writer (buffers), for memory accounting. */

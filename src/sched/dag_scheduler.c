@@ -50,6 +50,7 @@
 #include "common/sync.h"
 #include "sched/accumulators.h"
 #include "sched/allocation_manager.h"
+#include "sched/barrier_sync.h"
 #include "sched/block_registry.h"
 #include "sched/dag_scheduler_internal.h"
 #include "sched/listener.h"
@@ -165,6 +166,7 @@ static const task_desc *new_task(scheduler *s, job *j, stage *st, int index)
     t->inputs = st->inputs;
     t->num_inputs = st->num_reads;
     t->cancelled = &stk->cancelled;
+    t->barrier = st->barrier;
     track_task(s, stk);
     if (s->alloc) cs_am_task_submitted(s->alloc);
     return t;
@@ -222,6 +224,7 @@ static void submit_missing_tasks(scheduler *s, stage *st)
     st->task_set = cs_task_scheduler_submit(s->tasks, j->id, st->id, st->attempt, st->num_tasks,
                                             st->failures, st->attempts, cs_mono_ms());
     cs_task_scheduler_set_pool(s->tasks, st->task_set, j->props->pool);
+    cs_dag_barrier_attempt(s, st, missing); /* a barrier stage: its tasks launch together */
     st->task_sets =
         cs_xrealloc(st->task_sets, (size_t)(st->num_task_sets + 1) * sizeof *st->task_sets);
     st->task_sets[st->num_task_sets++] = st->task_set;
@@ -287,6 +290,7 @@ static void stage_finished(scheduler *s, stage *st, bool ok, const char *reason)
 {
     st->running = false;
     end_task_set(s, st);
+    if (st->barrier) cs_barrier_sync_stage_done(s->barrier, st->id, st->attempt);
     cs_event ev = {.kind = CS_EV_STAGE_COMPLETED,
                    .stage_id = st->id,
                    .stage_attempt = st->attempt,
@@ -349,9 +353,7 @@ static void abort_job(scheduler *s, job *j, const char *fmt, ...)
 }
 
 /* Spark's abortStage: every active job that needs st fails with msg. */
-static void abort_stage(scheduler *s, const stage *st, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void abort_stage(scheduler *s, const stage *st, const char *fmt, ...)
+void cs_dag_abort_stage(scheduler *s, const stage *st, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -368,20 +370,20 @@ static void abort_stage(scheduler *s, const stage *st, const char *fmt, ...)
 /* The running attempt of st cannot finish (a fetch failed, or an executor holding map outputs
  * it reads is lost): it ends as failed, counted against spark.stage.maxConsecutiveAttempts.
  * 0, or -1 when that aborted the job. */
-static int attempt_failed(scheduler *s, stage *st, const char *reason)
+int cs_dag_attempt_failed(scheduler *s, stage *st, const char *reason)
 {
     stage_finished(s, st, false, reason);
     if (++st->fetch_failures < s->opt.max_stage_attempts) return 0;
-    abort_stage(s, st,
-                "Stage %d has failed the maximum allowable number of times: %d. "
-                "Most recent failure reason: %s",
-                st->id, s->opt.max_stage_attempts, reason);
+    cs_dag_abort_stage(s, st,
+                       "Stage %d has failed the maximum allowable number of times: %d. "
+                       "Most recent failure reason: %s",
+                       st->id, s->opt.max_stage_attempts, reason);
     return -1;
 }
 
-/* Submits st again after attempt_failed: the missing map outputs of its parents are computed
+/* Submits st again after cs_dag_attempt_failed: the missing map outputs of its parents are computed
  * first, then a new attempt runs its missing partitions. */
-static void resubmit_stage(scheduler *s, stage *st, int failed_attempt, const char *reason)
+void cs_dag_resubmit_stage(scheduler *s, stage *st, int failed_attempt, const char *reason)
 {
     CS_WARN("scheduler", "stage=%d attempt=%d event=resubmit reason=%s", st->id, failed_attempt,
             cs_log_quote(reason));
@@ -413,8 +415,8 @@ static void handle_completion(scheduler *s, completion *c)
         cs_dag_post_task_end(s, c, accs, naccs);
     cs_accumulables_free(accs, naccs);
     if (merge_error) { /* the accumulator would be short of this update: never a success */
-        abort_stage(s, st, "Task %d in stage %d.%d (TID %lld): %s", t->partition, st->id,
-                    t->stage_attempt, (long long)t->task_id, merge_error);
+        cs_dag_abort_stage(s, st, "Task %d in stage %d.%d (TID %lld): %s", t->partition, st->id,
+                           t->stage_attempt, (long long)t->task_id, merge_error);
         free(merge_error);
         return;
     }
@@ -476,7 +478,7 @@ static void handle_completion(scheduler *s, completion *c)
         char reason[1200];
         snprintf(reason, sizeof reason, "FetchFailed(shuffle %d, map %d): %s", r->fetch_shuffle_id,
                  r->fetch_map_id, r->error ? r->error : "");
-        if (attempt_failed(s, st, reason) < 0) return;
+        if (cs_dag_attempt_failed(s, st, reason) < 0) return;
         shuffle_slot *fetched = cs_dag_shuffle(s, r->fetch_shuffle_id);
         if (fetched) {
             map_outputs *o = &fetched->outputs;
@@ -498,7 +500,7 @@ static void handle_completion(scheduler *s, completion *c)
             }
             pthread_mutex_unlock(&s->outputs_lock);
         }
-        resubmit_stage(s, st, t->stage_attempt, reason);
+        cs_dag_resubmit_stage(s, st, t->stage_attempt, reason);
         return;
     }
 
@@ -509,6 +511,10 @@ static void handle_completion(scheduler *s, completion *c)
      * TaskSetManager re-queues a killed attempt of a live task set, the task runs again —
      * dropping it would leave its stage running with nothing in flight, a stalled job. */
     if (r->status == TASK_KILLED && cs_task_desc_cancelled(t)) return; /* on request */
+    if (t->barrier) { /* Spark's rule: the whole stage attempt fails, never one task */
+        cs_dag_barrier_task_failed(s, st, t, r->error);
+        return;
+    }
     /* the task set manager's rule: an executor removed by no fault of the task does not count */
     cs_failure_kind kind =
         r->status == TASK_UNLAUNCHABLE ? CS_FAILURE_UNLAUNCHABLE
@@ -530,16 +536,16 @@ static void handle_completion(scheduler *s, completion *c)
     if (action == CS_TASK_ABORT) {
         stage_finished(s, st, false, r->error);
         if (r->status == TASK_UNLAUNCHABLE)
-            abort_stage(s, st, "%s", r->error); /* TaskSetManager.abort */
+            cs_dag_abort_stage(s, st, "%s", r->error); /* TaskSetManager.abort */
         /* where the last attempt ran, as Spark's "(host executor id)" */
-        abort_stage(s, st,
-                    "Task %d in stage %d.%d failed %d times, most recent failure: Lost task %d.%d "
-                    "in stage %d.%d (TID %lld) (%s executor %s): %s",
-                    t->partition, st->id, t->stage_attempt, failures, t->partition, t->attempt,
-                    st->id, t->stage_attempt, (long long)t->task_id,
-                    stk->started && stk->host[0] ? stk->host : "localhost",
-                    stk->started && stk->executor[0] ? stk->executor : "driver",
-                    r->error ? r->error : "");
+        cs_dag_abort_stage(
+            s, st,
+            "Task %d in stage %d.%d failed %d times, most recent failure: Lost task %d.%d "
+            "in stage %d.%d (TID %lld) (%s executor %s): %s",
+            t->partition, st->id, t->stage_attempt, failures, t->partition, t->attempt, st->id,
+            t->stage_attempt, (long long)t->task_id,
+            stk->started && stk->host[0] ? stk->host : "localhost",
+            stk->started && stk->executor[0] ? stk->executor : "driver", r->error ? r->error : "");
         return;
     }
     /* a superseded attempt (Spark's zombie task set) launches nothing more: its stage's next
@@ -637,8 +643,8 @@ static void handle_executor_lost(scheduler *s, const char *exec_id, const char *
     snprintf(why, sizeof why, "ExecutorLost(executor %s, which holds map outputs it reads): %s",
              exec_id, reason);
     for (int i = 0; i < nsup; i++)
-        if (attempt_failed(s, superseded[i], why) == 0)
-            resubmit_stage(s, superseded[i], superseded[i]->attempt, why);
+        if (cs_dag_attempt_failed(s, superseded[i], why) == 0)
+            cs_dag_resubmit_stage(s, superseded[i], superseded[i]->attempt, why);
     /* a running map stage would never complete without the outputs it lost: run them again
      * (Spark's "Resubmitted"; not counted as task failures) */
     for (int k = 0; k < nlive; k++) {
@@ -816,6 +822,7 @@ static int run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, int num
                    const task_sink *sink, job_result_fn on_result, void *arg, cs_error *err)
 {
     static const job_properties no_props;
+    if (cs_dag_barrier_check_slots(s, rdd, map_deps, n_map_deps, err) < 0) return err->code;
     job *j = cs_xcalloc(1, sizeof *j);
     j->props = props ? props : &no_props;
     j->sink = sink;
@@ -943,6 +950,8 @@ scheduler *cs_scheduler_new(const scheduler_options *o, sched_backend *backend)
     backend->sched = s;
     backend->tasks = s->tasks;
     s->blocks = cs_block_registry_new();
+    s->barrier = cs_barrier_sync_new(o->barrier_sync_timeout_ms > 0 ? o->barrier_sync_timeout_ms
+                                                                    : 365LL * 86400 * 1000);
     pthread_mutex_init(&s->lock, NULL);
     pthread_mutex_init(&s->outputs_lock, NULL);
     pthread_mutex_init(&s->dag_lock, NULL);
@@ -975,6 +984,7 @@ void cs_scheduler_free(scheduler *s)
     }
     free(s->aborted);
     cs_block_registry_free(s->blocks);
+    cs_barrier_sync_free(s->barrier);
     cs_task_scheduler_free(s->tasks);
     pthread_mutex_destroy(&s->lock);
     pthread_mutex_destroy(&s->outputs_lock);

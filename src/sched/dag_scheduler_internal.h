@@ -1,6 +1,7 @@
 /*
  * dag_scheduler_internal.h — private to src/sched/dag_scheduler.c, dag_events.c,
- * map_output_tracker.c, stage_graph.c and completion_queue.c: the scheduler's state.
+ * map_output_tracker.c, stage_graph.c, completion_queue.c and barrier_stage.c: the scheduler's
+ * state.
  *
  * Threads: several threads may each run a job at once (cs_scheduler_run_job). Whichever of them
  * holds dag_lock is the scheduler's event loop (Spark's single DAGScheduler event thread): it pops
@@ -61,7 +62,9 @@ typedef struct stage {
     struct job *job; /* a result stage's job until it ends (then NULL); map stages: NULL */
     int run_job_id;  /* the job whose need submitted the latest attempt (its events' job id) */
     int in_flight;   /* attempts of its tasks queued or running, not completed yet */
-    unsigned visit;  /* graph walks (dag_lock): equal to scheduler.visit_epoch when seen */
+    cs_barrier_launch
+        *barrier;   /* a barrier stage's latest attempt (barrier_stage.c); NULL: not one */
+    unsigned visit; /* graph walks (dag_lock): equal to scheduler.visit_epoch when seen */
 } stage;
 
 /* A live shuffle: its map stage, its registered outputs and whether a running job writes or
@@ -155,8 +158,9 @@ struct scheduler {
     int num_jobs, cap_jobs;
     cs_map_status **graveyard; /* unregistered statuses (tasks may still read them) */
     int num_graveyard, cap_graveyard;
-    allocation_manager *alloc;     /* dynamic allocation, NULL when off */
-    struct block_registry *blocks; /* where cached partitions are (its own lock) */
+    allocation_manager *alloc;       /* dynamic allocation, NULL when off */
+    struct cs_barrier_sync *barrier; /* the barrier coordinator (barrier_sync.h) */
+    struct block_registry *blocks;   /* where cached partitions are (its own lock) */
     stage **waiting;
     int num_waiting, cap_waiting;
 
@@ -234,6 +238,32 @@ void cs_dag_stage_free(stage *st);
 
 /* Spark's TaskEndReason of the finished task t with result r (completion_queue.c). */
 void cs_dag_task_end_reason(const task_desc *t, const task_result *r, cs_task_end_reason *why);
+
+/* ---- dag_scheduler.c: stage attempts that fail (dag_lock held) ---- */
+/* Spark's abortStage: every active job that needs st fails with the message. */
+void cs_dag_abort_stage(scheduler *s, const stage *st, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* The running attempt of st cannot finish: it ends as failed, counted against
+ * spark.stage.maxConsecutiveAttempts. 0, or -1 when that aborted the job. */
+int cs_dag_attempt_failed(scheduler *s, stage *st, const char *reason);
+/* Submits st again after cs_dag_attempt_failed (its missing parents' outputs first). */
+void cs_dag_resubmit_stage(scheduler *s, stage *st, int failed_attempt, const char *reason);
+
+/* ---- barrier_stage.c: barrier execution mode ---- */
+/* Spark's checkBarrierStageWithNumSlots before a job starts (no lock held): a barrier stage of
+ * rdd's lineage (or of map_deps') needing more tasks than the backend's cores is checked again
+ * every spark.scheduler.barrier.maxConcurrentTasksCheck.interval; past .maxFailures checks, -1 with
+ * Spark's "[SPARK-24819]..." text in err. */
+int cs_dag_barrier_check_slots(scheduler *s, cspark_rdd *rdd, shuffle_dep *const *map_deps, int n,
+                               cs_error *err);
+/* A new attempt of st with `missing` tasks was submitted: when st is a barrier stage, its launch
+ * info (st->barrier) is made and its task set launches all or nothing; otherwise st->barrier is
+ * NULL. */
+void cs_dag_barrier_attempt(scheduler *s, stage *st, int missing);
+/* A task of barrier stage st failed (error: its reason): its stage attempt fails, its other
+ * running tasks are killed, and the stage is retried (a map stage, its outputs all dropped) or
+ * its job fails (a result stage), as Spark's DAGScheduler. */
+void cs_dag_barrier_task_failed(scheduler *s, stage *st, const task_desc *t, const char *error);
 
 /* ---- dag_events.c: the listener bus's job, stage and task events (dag_lock held) ---- */
 void cs_dag_post(scheduler *s, cs_event *ev);

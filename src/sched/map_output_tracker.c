@@ -240,7 +240,7 @@ int cs_scheduler_shuffle_sizes(scheduler *s, int shuffle_id, uint64_t *bytes, in
     int rc = o && o->maps && o->available == o->num_maps ? 0 : CS_ENOTFOUND;
     for (int m = 0; rc == 0 && m < o->num_maps; m++)
         for (int r = 0; r < num_partitions; r++)
-            bytes[r] += cs_map_status_size(o->maps[m], r);
+            bytes[r] += cs_map_status_raw_size(o->maps[m], r);
     pthread_mutex_unlock(&s->outputs_lock);
     return rc;
 }

@@ -26,6 +26,7 @@
 #include "common/conf.h"
 #include "common/err.h"
 #include "plan/task.h"
+#include "sched/barrier_coordinator.h"
 #include "sched/task_set_manager.h"
 
 struct listener_bus;
@@ -87,6 +88,12 @@ typedef struct scheduler_options {
     int64_t task_kill_timeout_ms;     /* ... after spark.task.reaper.killTimeout */
     cs_locality_waits locality_waits; /* spark.locality.wait.process / .node / .rack */
     bool fair; /* spark.scheduler.mode=FAIR: jobs' pools share the cores (task_scheduler.h) */
+    /* barrier execution mode (barrier_stage.c): spark.barrier.sync.timeout (365d), and a barrier
+     * job needing more slots than the cores is checked again every
+     * spark.scheduler.barrier.maxConcurrentTasksCheck.interval (15s) up to .maxFailures (40)
+     * times before it fails */
+    int64_t barrier_sync_timeout_ms, barrier_check_interval_ms;
+    int barrier_check_max_failures;
 } scheduler_options;
 
 /* Reads max_stage_attempts, max_result_size, task_kill_timeout_ms, locality_waits and fair
@@ -132,9 +139,12 @@ int cs_scheduler_run_job(scheduler *s, cspark_rdd *rdd, const int *partitions, i
  * cs_scheduler_run_job. The job's events list the map stages; it has no result stage. */
 int cs_scheduler_run_map_stages(scheduler *s, shuffle_dep *const *deps, int n,
                                 const job_properties *props, cs_error *err);
-/* Spark's MapOutputStatistics.bytesByPartitionId: bytes[r] = the estimated size of reduce
- * partition r summed over the map outputs of shuffle_id (r < num_partitions). CS_ENOTFOUND (bytes
- * zeroed) when an output is missing. Any thread. */
+/* Spark's MapOutputStatistics.bytesByPartitionId: bytes[r] = the estimated raw size of reduce
+ * partition r (its blocks' bytes before stream compression, cs_map_status_raw_size; the stored
+ * size for an output whose status has none) summed over the map outputs of shuffle_id
+ * (r < num_partitions). Spark sums the stored sizes; the raw ones make adaptive execution's
+ * decisions the same with or without spark.shuffle.compress, and follow the decoded batches'
+ * size in memory. CS_ENOTFOUND (bytes zeroed) when an output is missing. Any thread. */
 int cs_scheduler_shuffle_sizes(scheduler *s, int shuffle_id, uint64_t *bytes, int num_partitions);
 
 /* Backend callbacks, any thread: a task began running on a core slot (launched at locality, a
@@ -164,6 +174,19 @@ void cs_scheduler_task_lost(scheduler *s, const task_desc *t, const char *execut
 /* An executor is gone: the map outputs it held are unregistered (its running tasks are reported
  * failed by the backend through cs_scheduler_task_done). */
 void cs_scheduler_executor_lost(scheduler *s, const char *executor_id, const char *reason);
+/* BarrierTaskContext.barrier() / allGather(message) of barrier task t at its epoch (method:
+ * cs_barrier_method, sched/barrier_coordinator.h): waits until every task of t's stage attempt
+ * asked, then 0 with *msgs, the n messages in partition order (each malloc'd, and the array: the
+ * caller frees them); CS_ETASK with Spark's text when the sync fails (timed out, out of sync),
+ * CS_ECANCELLED when t is killed meanwhile. Task threads of this process (local mode). */
+int cs_scheduler_barrier_sync(scheduler *s, const task_desc *t, int epoch, int method,
+                              const char *message, char ***msgs, int *n, cs_error *err);
+/* An executor's barrier sync (its requester: the caller's), answered through reply(arg, ...)
+ * when the coordinator answers it; cs_scheduler_barrier_tick times out what passed its deadline
+ * (a backend's housekeeping). Any thread. */
+void cs_scheduler_barrier_post(scheduler *s, const cs_barrier_request *r, cs_barrier_reply_fn reply,
+                               void *arg);
+void cs_scheduler_barrier_tick(scheduler *s);
 /* An executor registered (any thread): dynamic allocation starts tracking it. */
 void cs_scheduler_executor_added(scheduler *s, const char *executor_id, int cores);
 

@@ -8,11 +8,13 @@
 #include "sched/task_scheduler.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "common/conf_entries.h"
+#include "common/log.h"
 #include "common/shutdown.h"
 #include "sched/scheduler.h"
 
@@ -274,6 +276,51 @@ static void offer_order(cs_task_scheduler *ts, int *order)
     free(pools);
 }
 
+/* Spark's rule for a barrier task set: every one of its tasks launches in this round, or none
+ * does ("Skip current round of resource offers for barrier stage"): only a set whose tasks are
+ * all pending, with as many free cores in the round (and room in out). The tasks' addresses
+ * ("host:port" of their offers, in partition order) go to their shared cs_barrier_launch before
+ * any is handed out. Lock held. */
+static int offer_barrier(cs_task_scheduler *ts, cs_task_set *m, cs_offer *offers, int n, int start,
+                         int64_t now_ms, cs_task_assignment *out, int room)
+{
+    int want = cs_task_set_barrier(m), free_cores = 0;
+    for (int i = 0; i < n; i++)
+        free_cores += offers[i].free_cores > 0 ? offers[i].free_cores : 0;
+    if (cs_task_set_pending(m) != want || free_cores < want || room < want) {
+        if (cs_task_set_pending(m) == want)
+            CS_DEBUG("scheduler", "stage=%d event=barrier_offer_skipped tasks=%d free_cores=%d",
+                     cs_task_set_stage(m), want, free_cores);
+        return 0;
+    }
+    int nout = 0, launched;
+    do {
+        launched = cs_task_set_offer_pass(m, offers, n, start, CS_LOCALITY_ANY, now_ms, out + nout,
+                                          want - nout);
+        nout += launched;
+    } while (launched > 0 && nout < want);
+    ts->npending -= nout;
+    ts->pools[cs_task_set_pool(m)].running += nout;
+    cs_barrier_launch *b = nout > 0 ? out[0].t->barrier : NULL;
+    if (!b) return nout;
+    /* partition order: the tasks' partitions are 0..want-1 */
+    const cs_offer **where = cs_xcalloc((size_t)want + 1, sizeof *where);
+    for (int i = 0; i < nout; i++)
+        if (out[i].t->partition >= 0 && out[i].t->partition < want)
+            where[out[i].t->partition] = &offers[out[i].offer];
+    size_t at = 0;
+    b->addresses[0] = '\0';
+    for (int p = 0; p < want; p++) {
+        const cs_offer *o = where[p];
+        int w = snprintf(b->addresses + at, b->addresses_cap - at, "%s%s:%d", p ? "," : "",
+                         o && o->host ? o->host : "localhost", o ? o->port : 0);
+        if (w < 0 || (size_t)w >= b->addresses_cap - at) break;
+        at += (size_t)w;
+    }
+    free(where);
+    return nout;
+}
+
 int cs_task_scheduler_resource_offers(cs_task_scheduler *ts, cs_offer *offers, int n,
                                       int64_t now_ms, cs_task_assignment *out, int max)
 {
@@ -286,6 +333,10 @@ int cs_task_scheduler_resource_offers(cs_task_scheduler *ts, cs_offer *offers, i
     offer_order(ts, order);
     for (int s = 0; s < ts->npool && nout < max; s++) {
         cs_task_set *m = ts->pool[order[s]];
+        if (cs_task_set_barrier(m) > 0) {
+            nout += offer_barrier(ts, m, offers, n, start, now_ms, out + nout, max - nout);
+            continue;
+        }
         int nlevels;
         const cs_locality_level *levels =
             cs_task_set_locality_levels(m, alive_this_round, &round, &nlevels);
@@ -340,6 +391,15 @@ int cs_scheduler_options_read(const cs_conf *conf, scheduler_options *o, cs_erro
                             "invalid value for spark.scheduler.mode: '%s' (expected FIFO or FAIR)",
                             mode);
     o->fair = strcasecmp(mode, "FAIR") == 0;
+    int64_t checks = 40;
+    if (cs_conf_entry_duration_ms(conf, "spark.barrier.sync.timeout", &o->barrier_sync_timeout_ms,
+                                  err) < 0 ||
+        cs_conf_entry_duration_ms(conf, "spark.scheduler.barrier.maxConcurrentTasksCheck.interval",
+                                  &o->barrier_check_interval_ms, err) < 0 ||
+        cs_conf_entry_int(conf, "spark.scheduler.barrier.maxConcurrentTasksCheck.maxFailures",
+                          &checks, err) < 0)
+        return err->code;
+    o->barrier_check_max_failures = (int)checks;
     o->task_reaper = o->task_kill_timeout_ms >= 0;
     o->max_stage_attempts = (int)attempts;
     o->max_result_size = max_result;

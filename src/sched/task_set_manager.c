@@ -54,6 +54,7 @@ struct cs_task_set {
     uint64_t levels_epoch;       /* the executors alive they were computed for */
     int64_t last_reset_ms;       /* Spark's lastLocalityWaitResetTime */
     int sched_pool;              /* the task scheduler's pool it is in (FAIR scheduling) */
+    int barrier_tasks;           /* a barrier set's task count (all launch at once); 0: none */
 };
 
 /* ---- queues ------------------------------------------------------------------------------- */
@@ -183,6 +184,16 @@ int cs_task_set_attempt(const cs_task_set *m)
 bool cs_task_set_is_zombie(const cs_task_set *m)
 {
     return m->zombie;
+}
+
+void cs_task_set_set_barrier(cs_task_set *m, int n)
+{
+    m->barrier_tasks = n;
+}
+
+int cs_task_set_barrier(const cs_task_set *m)
+{
+    return m->barrier_tasks;
 }
 
 int cs_task_set_pending(const cs_task_set *m)
@@ -372,7 +383,9 @@ static const task_desc *resource_offer(cs_task_set *m, const cs_offer *o,
                                        cs_locality_level *level)
 {
     cs_locality_level allowed = max_locality;
-    if (max_locality != CS_LOCALITY_NO_PREF) {
+    if (m->barrier_tasks > 0) /* a barrier set's tasks start together, wherever there is room */
+        allowed = CS_LOCALITY_ANY;
+    else if (max_locality != CS_LOCALITY_NO_PREF) {
         allowed = allowed_level(m, now_ms);
         if (allowed > max_locality) allowed = max_locality;
     }

@@ -72,11 +72,14 @@ typedef struct cs_locality_waits {
     int64_t process_ms, node_ms, rack_ms;
 } cs_locality_waits;
 
-/* An executor offered to a set: its id, host and cores free now (Spark's WorkerOffer). */
+/* An executor offered to a set: its id, host and cores free now (Spark's WorkerOffer), and the
+ * port of its address (WorkerOffer.address, which a barrier task's getTaskInfos shows; 0:
+ * unknown). */
 typedef struct cs_offer {
     const char *executor_id;
     const char *host;
     int free_cores;
+    int port;
 } cs_offer;
 
 /* What to do after a failed attempt (cs_task_set_failed). */
@@ -112,6 +115,11 @@ int cs_task_set_pool(const cs_task_set *m);
 void cs_task_set_set_pool(cs_task_set *m, int pool);
 int cs_task_set_attempt(const cs_task_set *m);
 bool cs_task_set_is_zombie(const cs_task_set *m);
+/* Barrier execution mode (Spark's TaskSetManager.isBarrier): the set's n tasks launch in one
+ * round of offers or not at all (task_scheduler.c checks the round's free cores first), at any
+ * locality (no delay scheduling: they must all start together). 0: an ordinary set. */
+void cs_task_set_set_barrier(cs_task_set *m, int n);
+int cs_task_set_barrier(const cs_task_set *m);
 /* Attempts still pending (not offered, not withdrawn). */
 int cs_task_set_pending(const cs_task_set *m);
 

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "api/context.h"
 #include "common/log.h"
 #include "common/strutil.h"
 #include "plan/rdd.h"
@@ -94,23 +95,33 @@ static int run_job(bc_future *f)
     props.call_site = f->call_site;
     cs_session_collected c;
     int rc = cs_session_collect(sc, f->rdd, &props, &c, &f->err);
-    cs_sbuf value = CS_SBUF_INIT;
+    /* the value is its batches, each after its u32 little-endian length: sized first, then
+     * written once into the buffer the broadcast store keeps (no growth, no second copy) */
+    size_t len = 0;
+    for (int p = 0; rc == 0 && p < c.n; p++)
+        for (size_t i = 0; i < c.parts[p].n; i++)
+            len += 4 + batch_get(&c.parts[p], i).value.len;
+    uint8_t *value = rc == 0 && len ? cs_xmalloc(len) : NULL, *w = value;
     for (int p = 0; rc == 0 && p < c.n; p++)
         for (size_t i = 0; i < c.parts[p].n; i++) {
             cspark_record rec = batch_get(&c.parts[p], i);
-            uint8_t len[4] = {(uint8_t)rec.value.len, (uint8_t)(rec.value.len >> 8),
-                              (uint8_t)(rec.value.len >> 16), (uint8_t)(rec.value.len >> 24)};
-            cs_sbuf_append(&value, len, 4);
-            cs_sbuf_append(&value, rec.value.ptr, rec.value.len);
+            uint32_t n = (uint32_t)rec.value.len;
+            w[0] = (uint8_t)n;
+            w[1] = (uint8_t)(n >> 8);
+            w[2] = (uint8_t)(n >> 16);
+            w[3] = (uint8_t)(n >> 24);
+            if (n) memcpy(w + 4, rec.value.ptr, n);
+            w += 4 + n;
         }
     cs_session_collected_free(&c);
     if (rc == 0) {
-        cspark_broadcast_var b = cspark_broadcast(sc, value.data ? value.data : "", value.len);
+        cspark_broadcast_var b = cs_context_broadcast_take(sc, value, len);
         f->id = b.id;
         if (b.id < 0)
             rc = cs_error_set(&f->err, CS_EIO, "the broadcast of a join's build side failed");
+    } else {
+        free(value);
     }
-    cs_sbuf_free(&value);
     return rc;
 }
 

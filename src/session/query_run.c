@@ -25,7 +25,13 @@
  * tasks keep a reservoir sample of the sort keys), bounds weighted on the driver
  * (sqlexec/range_partitioner.h); the exchange then has bounds + 1 partitions, read in order.
  *
- * Adaptive execution (spark.sql.adaptive.enabled, Spark's AdaptiveSparkPlanExec): before the
+ * Exchange reuse (spark.sql.exchange.reuse): without adaptive execution the plan goes through
+ * ReuseExchangeAndSubquery (sql/exchange_reuse.h) and a REUSED_EXCHANGE leaf reads the shuffle
+ * of the exchange it names (one map stage, made when the first of them is cut) or its broadcast;
+ * adaptive execution reuses a materialized shuffle instead (query_adaptive.c).
+ *
+ * Adaptive execution (spark.sql.adaptive.enabled, Spark's AdaptiveSparkPlanExec;
+ * query_adaptive.c runs its waves): before the
  * final stage is built, the exchanges with no exchange below them are cut into map stages and run
  * together as one map-stage job, wave after wave; each becomes a SHUFFLE_READ leaf of a
  * materialized shuffle (numbered -1 - k until the reading stage is cut) whose partition sizes
@@ -61,44 +67,18 @@
 #include "session/broadcast_jobs.h"
 #include "session/query_lineage.h"
 #include "session/stage_cut.h"
+#include "session/query_run_internal.h"
 #include "session/session_internal.h"
 #include "sql/analyzer.h"
 #include "sql/optimizer.h"
 #include "sql/planner.h"
+#include "sql/exchange_reuse.h"
 #include "sqlexec/phys_plan.h"
 #include "sqlexec/range_partitioner.h"
 #include "sqlexec/shuffle_partitions_util.h"
 #include "sqlexec/sql_error.h"
 
 #define MAX_BROADCASTS 64
-
-/* A shuffle whose map stage adaptive execution ran before its reader was built (Spark's
- * ShuffleQueryStageExec): read through SHUFFLE_READ leaves numbered -1 - its index until the
- * reading stage is cut. */
-typedef struct materialized {
-    shuffle_dep *dep;
-    int parts;       /* its reduce partitions */
-    bool fixed;      /* REPARTITION(n)'s: its partitions are the user's (never coalesced) */
-    uint64_t *bytes; /* per reduce partition (MapOutputStatistics), once its map stage ran */
-} materialized;
-
-typedef struct qrun {
-    cs_sql_session *s;
-    cspark_context *sc;
-    const char *text; /* the statement: the jobs' description */
-    char group[96];   /* the jobs' group */
-    int64_t execution_id;
-    char execution_id_text[24]; /* the jobs' spark.sql.execution.id */
-    cs_phys_node **cut;         /* subtrees detached at exchanges and unions (freed at the end) */
-    int n_cut, cap_cut;
-    cs_bcast_jobs *bjobs; /* its broadcast exchanges' jobs (their variables destroyed at the end) */
-    cs_phys_node *root;   /* the plan being run (its broadcasts start as soon as they can) */
-    cs_sql_adaptive_conf aqe;
-    materialized *mat;
-    int n_mat, cap_mat;
-    cs_query_lineage nodes; /* what it adds to the lineage graph (given back at the end) */
-} qrun;
-
 /* The inputs of the stage being built: its leaves' numbers index these. */
 typedef struct stage_inputs {
     shuffle_dep *deps[8];
@@ -116,7 +96,7 @@ typedef struct stage_inputs {
 #define NODE_MAX_DEPS ((int)(sizeof((cspark_rdd *)0)->deps / sizeof(shuffle_dep *)))
 #define NODE_MAX_PARENTS ((int)(sizeof((cspark_rdd *)0)->parents / sizeof(cspark_rdd *)))
 
-static void keep_cut(qrun *q, cs_phys_node *n)
+void cs_qrun_keep_cut(qrun *q, cs_phys_node *n)
 {
     if (q->n_cut == q->cap_cut) {
         q->cap_cut = q->cap_cut ? 2 * q->cap_cut : 16;
@@ -128,7 +108,7 @@ static void keep_cut(qrun *q, cs_phys_node *n)
 /* ---- running a node ------------------------------------------------------------------------- */
 
 /* The properties of the query's jobs (call_site: room for 160 bytes). */
-static job_properties job_props(const qrun *q, const char *op, char *call_site)
+job_properties cs_qrun_job_props(const qrun *q, const char *op, char *call_site)
 {
     snprintf(call_site, 160, "%s at SQL execution %lld", op, (long long)q->execution_id);
     return (job_properties){.call_site = call_site,
@@ -143,7 +123,7 @@ static int run_collect(qrun *q, cspark_rdd *r, const char *op, cs_session_collec
                        cs_error *err)
 {
     char call_site[160];
-    job_properties props = job_props(q, op, call_site);
+    job_properties props = cs_qrun_job_props(q, op, call_site);
     return cs_session_collect(q->sc, r, &props, c, err);
 }
 
@@ -165,6 +145,8 @@ static int subtree_parts(const qrun *q, const cs_phys_node *n)
         return cs_stage_coalesced_parts(subtree_parts(q, n->children[0]), n->num_partitions);
     case CS_PH_EXCHANGE:
         return n->num_partitions;
+    case CS_PH_REUSED_EXCHANGE:
+        return n->reused && n->reused->kind == CS_PH_EXCHANGE ? n->reused->num_partitions : -1;
     case CS_PH_BROADCAST_EXCHANGE:
     case CS_PH_BROADCAST_READ:
         return -1;
@@ -221,7 +203,7 @@ static int start_broadcast(qrun *q, cs_phys_node *bex, cs_error *err)
                             err) < 0)
             return err->code;
         char call_site[160];
-        job_properties props = job_props(q, "broadcast exchange", call_site);
+        job_properties props = cs_qrun_job_props(q, "broadcast exchange", call_site);
         q->bjobs = cs_bcast_jobs_new(q->sc, &props, threads, ms);
     }
     cspark_rdd *r = build_stage(q, bex, err);
@@ -230,26 +212,75 @@ static int start_broadcast(qrun *q, cs_phys_node *bex, cs_error *err)
     return 0;
 }
 
+static void *grow(void *p, int *cap, int n, size_t size)
+{
+    if (n < *cap) return p;
+    *cap = *cap ? 2 * *cap : 8;
+    return cs_xrealloc(p, size * (size_t)*cap);
+}
+
+/* The broadcast exchange whose job gives bex's rows: bex, or (adaptive execution's stage cache)
+ * an equal one whose job runs. */
+static cs_phys_node *bcast_source(const qrun *q, cs_phys_node *bex)
+{
+    for (int i = 0; i < q->n_bcast_alias; i++)
+        if (q->bcast_from[i] == bex) return q->bcast_to[i];
+    return bex;
+}
+
+/* Starts bex's job, child i of parent, unless (adaptive, spark.sql.exchange.reuse) an equal
+ * broadcast's job runs: bex then reads that one's variable. */
+static int start_or_reuse(qrun *q, cs_phys_node *bex, const cs_phys_node *parent, int i,
+                          cs_error *err)
+{
+    if (!q->reuse || !q->aqe.enabled || !parent) return start_broadcast(q, bex, err);
+    cs_sbuf key = CS_SBUF_INIT;
+    if (cs_sql_exchange_key(bex, parent, i, &key, err) < 0) {
+        cs_sbuf_free(&key);
+        return err->code;
+    }
+    int k = cs_phys_canonical_map_get(&q->bcast_cache, &key);
+    if (k >= 0) {
+        CS_INFO("sql", "execution=%lld event=exchange_reused reused_by=%d broadcast=%d",
+                (long long)q->execution_id, bex->id, q->bcast_run[k]->id);
+        q->bcast_from =
+            grow(q->bcast_from, &q->cap_bcast_alias, q->n_bcast_alias, sizeof *q->bcast_from);
+        q->bcast_to = cs_xrealloc(q->bcast_to, sizeof *q->bcast_to * (size_t)q->cap_bcast_alias);
+        q->bcast_from[q->n_bcast_alias] = bex;
+        q->bcast_to[q->n_bcast_alias++] = q->bcast_run[k];
+        cs_sbuf_free(&key);
+        return 0;
+    }
+    q->bcast_run = grow(q->bcast_run, &q->cap_bcast_run, q->n_bcast_run, sizeof *q->bcast_run);
+    q->bcast_run[q->n_bcast_run] = bex;
+    cs_phys_canonical_map_put(&q->bcast_cache, &key, q->n_bcast_run++);
+    return start_broadcast(q, bex, err);
+}
+
 /* Starts the job of every broadcast exchange under n (not started yet) whose stage can be built
  * now: no broadcast below it still runs and, with adaptive execution, no exchange below it waits
  * for its map stage (a wave materializes it first), as Spark's prepare starts every
- * BroadcastExchangeExec's relation future. Returns whether n's subtree waits for something. */
-static bool start_ready(qrun *q, cs_phys_node *n, cs_error *err)
+ * BroadcastExchangeExec's relation future. Returns whether n's subtree waits for something.
+ * n is child i of parent (NULL: the root). */
+static bool start_ready(qrun *q, cs_phys_node *n, const cs_phys_node *parent, int i, cs_error *err)
 {
     bool waits = false;
-    for (int i = 0; i < n->n_children && err->code == 0; i++)
-        if (n->children[i]) waits |= start_ready(q, n->children[i], err);
+    for (int c = 0; c < n->n_children && err->code == 0; c++)
+        if (n->children[c]) waits |= start_ready(q, n->children[c], n, c, err);
     if (err->code) return true;
     if (n->kind == CS_PH_EXCHANGE) return waits || q->aqe.enabled;
+    if (n->kind == CS_PH_REUSED_EXCHANGE && n->reused->kind == CS_PH_BROADCAST_EXCHANGE)
+        return !cs_bcast_jobs_done(q->bjobs, n->reused);
     if (n->kind != CS_PH_BROADCAST_EXCHANGE) return waits;
-    if (!waits && !cs_bcast_jobs_started(q->bjobs, n)) start_broadcast(q, n, err);
-    return !cs_bcast_jobs_done(q->bjobs, n);
+    if (!waits && !cs_bcast_jobs_started(q->bjobs, bcast_source(q, n)))
+        start_or_reuse(q, n, parent, i, err);
+    return !cs_bcast_jobs_done(q->bjobs, bcast_source(q, n));
 }
 
-static int start_all(qrun *q, cs_phys_node *root, cs_error *err)
+int cs_qrun_start_all(qrun *q, cs_phys_node *root, cs_error *err)
 {
     cs_error e = {0};
-    if (root) start_ready(q, root, &e);
+    if (root) start_ready(q, root, NULL, 0, &e);
     if (e.code) *err = e;
     return e.code;
 }
@@ -259,7 +290,7 @@ static int broadcast_of(qrun *q, cs_phys_node *bex, int64_t *id, cs_error *err)
 {
     if (!cs_bcast_jobs_started(q->bjobs, bex) && start_broadcast(q, bex, err) < 0) return err->code;
     if (cs_bcast_jobs_wait(q->bjobs, bex, id, err) < 0) return err->code;
-    return start_all(q, q->root, err); /* those that waited for this one */
+    return cs_qrun_start_all(q, q->root, err); /* those that waited for this one */
 }
 
 /* A stage node of the query: its tasks evaluate with the session's settings (SET values). */
@@ -273,7 +304,7 @@ static cspark_rdd *sql_exec_node(qrun *q, const cs_sbuf *plan, int parts, const 
     return r;
 }
 
-static cs_phys_node *leaf(cs_phys_kind kind, const cs_phys_node *replaced, int input)
+cs_phys_node *cs_qrun_leaf(cs_phys_kind kind, const cs_phys_node *replaced, int input)
 {
     cs_phys_node *l = cs_phys_new(kind, cs_col_type_ref(replaced->schema), 0);
     l->id = replaced->id;
@@ -287,7 +318,7 @@ static int cut_inputs(qrun *q, cs_phys_node *n, stage_inputs *in, bool crowded, 
 static cspark_rdd *shuffle_read_node(qrun *q, const cs_phys_node *ex, shuffle_dep *d, int parts,
                                      cs_error *err)
 {
-    cs_phys_node *read = leaf(CS_PH_SHUFFLE_READ, ex, 0);
+    cs_phys_node *read = cs_qrun_leaf(CS_PH_SHUFFLE_READ, ex, 0);
     cs_sbuf plan = CS_SBUF_INIT;
     cspark_rdd *r = NULL;
     if (cs_phys_encode(read, &plan, err) == 0) {
@@ -302,14 +333,13 @@ static cspark_rdd *shuffle_read_node(qrun *q, const cs_phys_node *ex, shuffle_de
 }
 
 static cspark_rdd *coalesce_node(qrun *q, cs_phys_node *co, cs_error *err);
-static shuffle_dep *map_stage(qrun *q, cs_phys_node *ex, cs_error *err);
 
 /* Child i of n (a union or a coalesce, kept) replaced by a PARENT_READ of r, the stage's next
  * narrow parent. */
 static int read_parent(qrun *q, cs_phys_node *n, int i, cspark_rdd *r, stage_inputs *in)
 {
-    keep_cut(q, n->children[i]);
-    n->children[i] = leaf(CS_PH_PARENT_READ, n->children[i], in->n_parents);
+    cs_qrun_keep_cut(q, n->children[i]);
+    n->children[i] = cs_qrun_leaf(CS_PH_PARENT_READ, n->children[i], in->n_parents);
     in->parent_mat[in->n_parents] = -1;
     in->parents[in->n_parents++] = r;
     return 0;
@@ -326,7 +356,7 @@ static int cut_union(qrun *q, cs_phys_node *n, int i, stage_inputs *in, cs_error
     for (int k = 0; k < u->n_children; k++) {
         cspark_rdd *r = build_stage(q, u->children[k], err);
         if (!r) return err->code ? err->code : CS_EINVAL;
-        keep_cut(q, u->children[k]);
+        cs_qrun_keep_cut(q, u->children[k]);
         u->children[k] = NULL;
         all = all ? cs_query_lineage_add_rdd(&q->nodes,
                                              cs_rdd_union_new(&q->sc->graph, all, r, "Union"))
@@ -342,10 +372,11 @@ static int cut_union(qrun *q, cs_phys_node *n, int i, stage_inputs *in, cs_error
 static cspark_rdd *coalesce_node(qrun *q, cs_phys_node *co, cs_error *err)
 {
     cs_phys_node *ch = co->children[0];
+    cs_phys_node *ex = ch->kind == CS_PH_REUSED_EXCHANGE ? (cs_phys_node *)ch->reused : ch;
     cspark_rdd *r;
-    if (ch->kind == CS_PH_EXCHANGE) {
-        shuffle_dep *d = map_stage(q, ch, err);
-        r = d ? shuffle_read_node(q, ch, d, ch->num_partitions, err) : NULL;
+    if (ex->kind == CS_PH_EXCHANGE) {
+        shuffle_dep *d = cs_qrun_map_stage(q, ex, err);
+        r = d ? shuffle_read_node(q, ch, d, ex->num_partitions, err) : NULL;
     } else if (ch->kind == CS_PH_SHUFFLE_READ && ch->input < 0 && -1 - ch->input < q->n_mat) {
         const materialized *m = &q->mat[-1 - ch->input];
         r = shuffle_read_node(q, ch, m->dep, m->parts, err);
@@ -353,7 +384,7 @@ static cspark_rdd *coalesce_node(qrun *q, cs_phys_node *co, cs_error *err)
         r = build_stage(q, ch, err);
     }
     if (!r) return NULL;
-    keep_cut(q, ch);
+    cs_qrun_keep_cut(q, ch);
     co->children[0] = NULL;
     int n = cs_stage_coalesced_parts(r->num_partitions, co->num_partitions);
     if (n == r->num_partitions) return r;
@@ -363,14 +394,25 @@ static cspark_rdd *coalesce_node(qrun *q, cs_phys_node *co, cs_error *err)
                                     cs_rdd_coalesce_new(&q->sc->graph, r, NULL, n, "Coalesce"));
 }
 
-/* The map side of exchange ex (its tree cut below it) and the shuffle it writes. */
-static shuffle_dep *map_stage(qrun *q, cs_phys_node *ex, cs_error *err)
+/* The map side of exchange ex (its tree cut below it) and the shuffle it writes; without
+ * adaptive execution made once per exchange, which a ReusedExchange may read first. */
+shuffle_dep *cs_qrun_map_stage(qrun *q, cs_phys_node *ex, cs_error *err)
 {
+    for (int i = 0; i < q->n_staged; i++)
+        if (q->staged[i] == ex) return q->staged_dep[i];
     cspark_rdd *map = build_stage(q, ex, err);
     if (!map) return NULL;
     shuffle_dep *d = cs_query_lineage_add_dep(&q->nodes, cs_shuffle_dep_new(&q->sc->graph, map));
     d->partitioner.kind = PART_PASSTHROUGH;
     d->partitioner.num_partitions = ex->num_partitions; /* a range exchange's: after sampling */
+    if (q->aqe.enabled) return d;
+    if (q->n_staged == q->cap_staged) {
+        q->cap_staged = q->cap_staged ? 2 * q->cap_staged : 16;
+        q->staged = cs_xrealloc(q->staged, sizeof *q->staged * (size_t)q->cap_staged);
+        q->staged_dep = cs_xrealloc(q->staged_dep, sizeof *q->staged_dep * (size_t)q->cap_staged);
+    }
+    q->staged[q->n_staged] = ex;
+    q->staged_dep[q->n_staged++] = d;
     return d;
 }
 
@@ -387,7 +429,7 @@ static int add_shuffle_read(qrun *q, cs_phys_node *n, int i, shuffle_dep *d, int
         if (is_leaf)
             ex->input = in->n_deps;
         else
-            n->children[i] = leaf(CS_PH_SHUFFLE_READ, ex, in->n_deps);
+            n->children[i] = cs_qrun_leaf(CS_PH_SHUFFLE_READ, ex, in->n_deps);
         in->dep_parts[in->n_deps] = parts;
         in->dep_mat[in->n_deps] = mat;
         in->deps[in->n_deps++] = d;
@@ -395,7 +437,7 @@ static int add_shuffle_read(qrun *q, cs_phys_node *n, int i, shuffle_dep *d, int
         /* more shuffles than a node reads: this one through a node of its own */
         cspark_rdd *read = shuffle_read_node(q, ex, d, parts, err);
         if (!read) return err->code ? err->code : CS_EINVAL;
-        n->children[i] = leaf(CS_PH_PARENT_READ, ex, in->n_parents);
+        n->children[i] = cs_qrun_leaf(CS_PH_PARENT_READ, ex, in->n_parents);
         in->parent_mat[in->n_parents] = mat;
         in->parents[in->n_parents++] = read;
     } else {
@@ -403,7 +445,7 @@ static int add_shuffle_read(qrun *q, cs_phys_node *n, int i, shuffle_dep *d, int
                             "a SQL stage reads more than %d shuffles and unions",
                             NODE_MAX_DEPS + NODE_MAX_PARENTS);
     }
-    if (!is_leaf || n->children[i] != ex) keep_cut(q, ex);
+    if (!is_leaf || n->children[i] != ex) cs_qrun_keep_cut(q, ex);
     return 0;
 }
 
@@ -412,25 +454,29 @@ static int cut_inputs(qrun *q, cs_phys_node *n, stage_inputs *in, bool crowded, 
     for (int i = 0; i < n->n_children; i++) {
         cs_phys_node *ch = n->children[i];
         if (!ch) continue;
-        if (ch->kind == CS_PH_EXCHANGE) {
-            shuffle_dep *d = map_stage(q, ch, err);
-            if (!d || add_shuffle_read(q, n, i, d, ch->num_partitions, -1, in, err) < 0)
+        cs_phys_node *ex = ch->kind == CS_PH_REUSED_EXCHANGE ? (cs_phys_node *)ch->reused : ch;
+        if (ch != ex)
+            CS_INFO("sql", "execution=%lld event=exchange_reused plan_id=%d reused_by=%d",
+                    (long long)q->execution_id, ex->id, ch->id);
+        if (ex->kind == CS_PH_EXCHANGE) {
+            shuffle_dep *d = cs_qrun_map_stage(q, ex, err);
+            if (!d || add_shuffle_read(q, n, i, d, ex->num_partitions, -1, in, err) < 0)
                 return err->code ? err->code : CS_EINVAL;
         } else if (ch->kind == CS_PH_SHUFFLE_READ && ch->input < 0) {
             int k = -1 - ch->input;
             if (k >= q->n_mat) return cs_error_set(err, CS_EINVAL, "a shuffle read of nothing");
             if (add_shuffle_read(q, n, i, q->mat[k].dep, q->mat[k].parts, k, in, err) < 0)
                 return err->code ? err->code : CS_EINVAL;
-        } else if (ch->kind == CS_PH_BROADCAST_EXCHANGE) {
+        } else if (ex->kind == CS_PH_BROADCAST_EXCHANGE) {
             if (in->n_bc >= MAX_BROADCASTS)
                 return cs_error_set(err, CS_EUNSUPPORTED,
                                     "a SQL stage reads more than %d "
                                     "broadcasts",
                                     MAX_BROADCASTS);
             int64_t id = -1;
-            if (broadcast_of(q, ch, &id, err) < 0) return err->code;
-            keep_cut(q, ch);
-            n->children[i] = leaf(CS_PH_BROADCAST_READ, ch, in->n_bc);
+            if (broadcast_of(q, bcast_source(q, ex), &id, err) < 0) return err->code;
+            cs_qrun_keep_cut(q, ch);
+            n->children[i] = cs_qrun_leaf(CS_PH_BROADCAST_READ, ch, in->n_bc);
             in->bc[in->n_bc++] = id;
         } else if (ch->kind == CS_PH_UNION && !union_in_task(q, ch, crowded)) {
             if (cut_union(q, n, i, in, err) < 0) return err->code;
@@ -483,6 +529,7 @@ static cspark_rdd *stage_node(qrun *q, const cs_phys_node *root, const stage_inp
     snprintf(name, sizeof name, "%s (SQL execution %lld)", what, (long long)q->execution_id);
     cspark_rdd *r = sql_exec_node(q, &plan, parts, name);
     cs_sbuf_free(&plan);
+    r->barrier = cs_phys_has_barrier(root); /* Spark's RDDBarrier: a barrier stage */
     for (int i = 0; i < in->n_deps; i++)
         r->deps[r->num_deps++] = in->deps[i];
     for (int i = 0; i < in->n_parents; i++)
@@ -611,142 +658,6 @@ static void coalesce_reads(qrun *q, const cs_phys_node *root, stage_inputs *in, 
     }
 }
 
-/* The bytes of a materialized shuffle read by leaf n, or -1 when n is not one (or its sizes are
- * unknown). */
-static int64_t materialized_bytes(const qrun *q, const cs_phys_node *n)
-{
-    if (n->kind != CS_PH_SHUFFLE_READ || n->input >= 0 || -1 - n->input >= q->n_mat) return -1;
-    const materialized *m = &q->mat[-1 - n->input];
-    if (!m->bytes) return -1;
-    uint64_t total = 0;
-    for (int p = 0; p < m->parts; p++)
-        total += m->bytes[p];
-    return total > INT64_MAX ? INT64_MAX : (int64_t)total;
-}
-
-/* Spark's AQE join selection with runtime sizes: a shuffled hash join whose side is a
- * materialized shuffle of at most spark.sql.adaptive.autoBroadcastJoinThreshold bytes (the
- * smaller one when both are) becomes a broadcast hash join building that side, which is
- * broadcast from the shuffle's output; the other side's exchange, when its map stage has not
- * run yet, is dropped unless what is above the join needs its rows hash-partitioned (Spark's
- * EnsureRequirements would keep one there). A shuffled join that stays shuffled, both sides
- * materialized, builds the side whose shuffle came out smaller (its hash table is what a task
- * holds in memory): TPC-H q04's semi join then builds its few orders, not lineitem's keys.
- * Returns the joins switched to broadcast. */
-static int switch_joins(qrun *q, cs_phys_node *n, cs_phys_node **path, int *via, int depth)
-{
-    int switched = 0;
-    if (n->kind == CS_PH_HASH_JOIN && !n->broadcast && depth < 256) {
-        int64_t lb = materialized_bytes(q, n->children[0]);
-        int64_t rb = materialized_bytes(q, n->children[1]);
-        int64_t thr = q->aqe.broadcast_threshold;
-        bool right = n->adaptive_build_right && rb >= 0 && thr >= 0 && rb <= thr;
-        bool left = n->adaptive_build_left && lb >= 0 && thr >= 0 && lb <= thr;
-        if (right || left) {
-            int b = right && (!left || rb <= lb) ? 1 : 0;
-            cs_phys_node *leaf_b = n->children[b], *other = n->children[1 - b];
-            cs_phys_node *bex =
-                cs_phys_new(CS_PH_BROADCAST_EXCHANGE, cs_col_type_ref(leaf_b->schema), 1);
-            bex->id = leaf_b->id;
-            bex->children[0] = leaf_b;
-            n->children[b] = bex;
-            n->broadcast = true;
-            n->build_side = b ? CS_BUILD_RIGHT : CS_BUILD_LEFT;
-            bool dropped = false;
-            if (other->kind == CS_PH_EXCHANGE && other->partitioning == CS_PART_HASH &&
-                !other->user_partitions && cs_aqe_partitioning_unused(path, via, depth)) {
-                n->children[1 - b] = other->children[0];
-                other->children[0] = NULL;
-                keep_cut(q, other);
-                dropped = true;
-            }
-            CS_INFO("sql",
-                    "execution=%lld event=broadcast_join build=%s bytes=%lld "
-                    "streamed_exchange_dropped=%s",
-                    (long long)q->execution_id, b ? "right" : "left", (long long)(b ? rb : lb),
-                    dropped ? "true" : "false");
-            switched++;
-        } else if (cs_aqe_build_smaller_side(n, lb, rb)) {
-            CS_INFO("sql", "execution=%lld event=shuffled_join_build build=%s bytes=%lld",
-                    (long long)q->execution_id, n->build_side == CS_BUILD_RIGHT ? "right" : "left",
-                    (long long)(n->build_side == CS_BUILD_RIGHT ? rb : lb));
-        }
-    }
-    for (int i = 0; i < n->n_children; i++) {
-        if (!n->children[i] || depth >= 256) continue;
-        path[depth] = n;
-        via[depth] = i;
-        switched += switch_joins(q, n->children[i], path, via, depth + 1);
-    }
-    return switched;
-}
-
-/* Adaptive execution's stage by stage run of plan (Spark's AdaptiveSparkPlanExec): while an
- * exchange below the root has no exchange under it, those exchanges' map stages are built (their
- * reads coalesced by what their inputs' map stages wrote), run together as one job
- * (cs_scheduler_run_map_stages), their partitions' sizes read back from the map-output tracker,
- * each exchange replaced by a leaf of its materialized shuffle, and shuffled joins with a side
- * now known to be small switched to broadcast joins. The final stage is then built as usual,
- * its reads coalesced in turn. */
-static int materialize_stages(qrun *q, cs_phys_node *plan, cs_error *err)
-{
-    int rc = 0;
-    cs_aqe_ready r = {0};
-    shuffle_dep **deps = NULL;
-    for (;;) {
-        if ((rc = start_all(q, plan, err)) < 0) break; /* the broadcasts ready, meanwhile */
-        r.n = 0;
-        cs_aqe_find_ready(plan, &r);
-        if (r.n == 0) break;
-        deps = cs_xrealloc(deps, sizeof *deps * (size_t)r.n);
-        int first = q->n_mat;
-        for (int i = 0; i < r.n && rc == 0; i++) {
-            cs_phys_node *ex = r.parent[i]->children[r.child[i]];
-            shuffle_dep *d = map_stage(q, ex, err);
-            if (!d) {
-                rc = err->code ? err->code : CS_EINVAL;
-                break;
-            }
-            if (q->n_mat == q->cap_mat) {
-                q->cap_mat = q->cap_mat ? 2 * q->cap_mat : 8;
-                q->mat = cs_xrealloc(q->mat, sizeof *q->mat * (size_t)q->cap_mat);
-            }
-            q->mat[q->n_mat] = (materialized){d, ex->num_partitions, ex->user_partitions, NULL};
-            r.parent[i]->children[r.child[i]] = leaf(CS_PH_SHUFFLE_READ, ex, -1 - q->n_mat);
-            q->n_mat++;
-            keep_cut(q, ex);
-            deps[i] = d;
-        }
-        if (rc != 0) break;
-        if (q->sc->failed || q->sc->interrupted) {
-            rc = cs_error_set(err, CS_ECANCELLED, "the application is stopping");
-            break;
-        }
-        char call_site[160];
-        job_properties props = job_props(q, "shuffle map stages", call_site);
-        rc = cs_scheduler_run_map_stages(q->sc->sched, deps, r.n, &props, err);
-        if (rc < 0) {
-            rc = cs_session_job_error(err);
-            break;
-        }
-        for (int k = first; k < q->n_mat; k++) {
-            q->mat[k].bytes = cs_xcalloc((size_t)q->mat[k].parts + 1, sizeof *q->mat[k].bytes);
-            if (cs_scheduler_shuffle_sizes(q->sc->sched, q->mat[k].dep->shuffle_id, q->mat[k].bytes,
-                                           q->mat[k].parts) < 0) {
-                free(q->mat[k].bytes); /* lost meanwhile: read as planned */
-                q->mat[k].bytes = NULL;
-            }
-        }
-        cs_phys_node *path[256];
-        int via[256];
-        switch_joins(q, plan, path, via, 0);
-    }
-    free(r.parent);
-    free(r.child);
-    free(deps);
-    return rc;
-}
-
 /* ---- a physical plan to its batches --------------------------------------------------------- */
 
 static void qrun_end(qrun *q)
@@ -754,6 +665,13 @@ static void qrun_end(qrun *q)
     for (int i = 0; i < q->n_mat; i++)
         free(q->mat[i].bytes);
     free(q->mat);
+    cs_phys_canonical_map_free(&q->stage_cache);
+    free(q->staged);
+    free(q->staged_dep);
+    cs_phys_canonical_map_free(&q->bcast_cache);
+    free(q->bcast_run);
+    free(q->bcast_from);
+    free(q->bcast_to);
     for (int i = 0; i < q->n_cut; i++)
         cs_phys_free(q->cut[i]);
     free(q->cut);
@@ -767,9 +685,13 @@ static int run_plan(qrun *q, cs_phys_node *plan, cs_sql_result *out, cs_error *e
     if (cs_session_plan_local(plan)) return cs_session_run_local(q->s, plan, out, err);
     cs_phys_node *outer = q->root;
     q->root = plan;
-    int rc = q->aqe.enabled ? materialize_stages(q, plan, err) : start_all(q, plan, err);
+    int rc =
+        q->aqe.enabled ? cs_qrun_materialize_stages(q, plan, err) : cs_qrun_start_all(q, plan, err);
     cspark_rdd *r = rc == 0 ? build_stage(q, plan, err) : NULL;
     q->root = outer;
+    q->n_staged = 0; /* the plan's own exchanges (a scalar subquery's plan runs first) */
+    q->n_bcast_run = q->n_bcast_alias = 0;
+    cs_phys_canonical_map_free(&q->bcast_cache);
     if (rc == 0 && !r) rc = err->code ? err->code : CS_EINVAL;
     cs_session_collected c = {0};
     if (rc == 0) rc = run_collect(q, r, "collect", &c, err);
@@ -861,7 +783,15 @@ static int plan_query(qrun *q, cs_sql_arena *a, const cs_logical_plan *analyzed,
         return err->code;
     if (cs_sql_optimize(q->s->catalog, a, &oc, analyzed, optimized, err) != 0)
         return err->code ? err->code : CS_EINVAL;
-    return cs_sql_plan(&pc, *optimized, phys, err) != 0 ? (err->code ? err->code : CS_EINVAL) : 0;
+    if (cs_sql_plan(&pc, *optimized, phys, err) != 0) return err->code ? err->code : CS_EINVAL;
+    /* ReuseExchangeAndSubquery; adaptive execution reuses by its stage cache instead */
+    q->reuse = cs_sql_conf_bool(q->s->conf, "spark.sql.exchange.reuse");
+    if (q->reuse && !q->aqe.enabled && cs_sql_reuse_exchanges(*phys, err) < 0) {
+        cs_phys_free(*phys);
+        *phys = NULL;
+        return err->code;
+    }
+    return 0;
 }
 
 static void qrun_begin(qrun *q, cs_sql_session *s, const char *text)
@@ -927,11 +857,12 @@ static void post_end(qrun *q, int rc, const cs_error *err)
 static int run_final(qrun *q, cs_phys_node *plan, cs_error *err)
 {
     q->root = plan;
-    int rc = q->aqe.enabled ? materialize_stages(q, plan, err) : start_all(q, plan, err);
+    int rc =
+        q->aqe.enabled ? cs_qrun_materialize_stages(q, plan, err) : cs_qrun_start_all(q, plan, err);
     cspark_rdd *r = rc == 0 ? build_stage(q, plan, err) : NULL;
     q->root = NULL;
     char call_site[160];
-    job_properties props = job_props(q, "save", call_site);
+    job_properties props = cs_qrun_job_props(q, "save", call_site);
     cs_session_final_stage st = {q->sc, r, plan->schema, &props, &q->nodes};
     if (rc == 0 && !r) rc = err->code ? err->code : CS_EINVAL;
     if (rc == 0 && q->s->write_stage(q->s->write_arg, &st, err) < 0) rc = cs_session_job_error(err);

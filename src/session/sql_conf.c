@@ -80,6 +80,8 @@ static const struct known_key {
      "2.0.0"},
     {"spark.sql.cli.print.header", K_BOOL, "false",
      "When set to true, spark-sql CLI prints the names of the columns in query output.", "3.2.0"},
+    {"spark.sql.exchange.reuse", K_BOOL, "true",
+     "When true, the planner will try to find out duplicated exchanges and re-use them.", "2.0.0"},
     {"spark.sql.execution.arrow.maxRecordsPerBatch", K_INT, "10000",
      "When using Apache Arrow, limit the maximum number of records that can be written to a "
      "single ArrowRecordBatch in memory. This configuration is not effective for the grouping "

@@ -6,6 +6,8 @@
 int cs_stage_subtree_reads(const cs_phys_node *n)
 {
     if (n->kind == CS_PH_EXCHANGE || (n->kind == CS_PH_SHUFFLE_READ && n->input < 0)) return 1;
+    if (n->kind == CS_PH_REUSED_EXCHANGE)
+        return n->reused && n->reused->kind == CS_PH_EXCHANGE ? 1 : 0;
     if (n->kind == CS_PH_BROADCAST_EXCHANGE) return 0;
     int r = 0;
     for (int i = 0; i < n->n_children; i++)
@@ -16,6 +18,9 @@ int cs_stage_subtree_reads(const cs_phys_node *n)
 bool cs_stage_reads_range(const cs_phys_node *n)
 {
     if (n->kind == CS_PH_EXCHANGE) return n->partitioning == CS_PART_RANGE;
+    if (n->kind == CS_PH_REUSED_EXCHANGE)
+        return n->reused && n->reused->kind == CS_PH_EXCHANGE &&
+               n->reused->partitioning == CS_PART_RANGE;
     if (n->kind == CS_PH_BROADCAST_EXCHANGE) return false;
     for (int i = 0; i < n->n_children; i++)
         if (n->children[i] && cs_stage_reads_range(n->children[i])) return true;

@@ -123,7 +123,7 @@ static void set_highly_compressed(cs_map_status *st, const uint64_t *sizes, int 
             cap_huge = cap_huge ? cap_huge * 2 : 4;
             st->huge = cs_xrealloc(st->huge, (size_t)cap_huge * sizeof *st->huge);
         }
-        st->huge[num_huge++] = (cs_map_huge_block){(uint32_t)r, size};
+        st->huge[num_huge++] = (cs_map_huge_block){(uint32_t)r, size, 0};
     }
     if (num_huge && num_huge < cap_huge)
         st->huge = cs_xrealloc(st->huge, (size_t)num_huge * sizeof *st->huge);
@@ -137,6 +137,9 @@ void cs_map_status_set_sizes(cs_map_status *st, const uint64_t *sizes, int num_r
     const cs_map_status_opts *o = opts ? opts : &cs_map_status_default_opts;
     st->blocks = NULL;
     st->huge = NULL;
+    st->has_raw = false;
+    st->raw_blocks = NULL;
+    st->raw_avg_size = 0;
     st->num_reduces = num_reduces > 0 ? num_reduces : 0;
     st->avg_size = 0;
     st->num_huge = 0;
@@ -150,6 +153,30 @@ void cs_map_status_set_sizes(cs_map_status *st, const uint64_t *sizes, int num_r
     st->blocks = cs_xmalloc((size_t)num_reduces);
     for (int r = 0; r < num_reduces; r++)
         st->blocks[r] = cs_map_status_compress_size(sizes[r]);
+}
+
+void cs_map_status_set_raw_sizes(cs_map_status *st, const uint64_t *raw)
+{
+    st->has_raw = true;
+    if (st->sizes_kind != CS_MAP_SIZES_HIGHLY_COMPRESSED) {
+        if (st->num_reduces == 0) return;
+        st->raw_blocks = cs_xmalloc((size_t)st->num_reduces);
+        for (int r = 0; r < st->num_reduces; r++) /* an empty block stays 0, others >= 1 */
+            st->raw_blocks[r] =
+                st->blocks[r] ? cs_map_status_compress_size(raw[r] ? raw[r] : 1) : 0;
+        return;
+    }
+    uint64_t total = 0, n = 0;
+    for (int r = 0, h = 0; r < st->num_reduces; r++) {
+        if ((st->blocks[r / 8] >> (r % 8)) & 1u) continue; /* empty */
+        if (h < st->num_huge && st->huge[h].reduce_id == (uint32_t)r) {
+            st->huge[h++].raw_size = raw[r] ? raw[r] : 1;
+            continue;
+        }
+        total += raw[r];
+        n++;
+    }
+    st->raw_avg_size = n ? (total / n ? total / n : 1) : 0;
 }
 
 /* ---- reading --------------------------------------------------------------------------------- */
@@ -197,6 +224,17 @@ uint64_t cs_map_status_size(const cs_map_status *st, int reduce_id)
     return h ? h->size : st->avg_size;
 }
 
+uint64_t cs_map_status_raw_size(const cs_map_status *st, int reduce_id)
+{
+    if (!in_range(st, reduce_id)) return 0;
+    if (!st->has_raw) return cs_map_status_size(st, reduce_id);
+    if (st->sizes_kind != CS_MAP_SIZES_HIGHLY_COMPRESSED)
+        return cs_map_status_decompress_size(st->raw_blocks[reduce_id]);
+    if (bitmap_has(st->blocks, reduce_id)) return 0;
+    const cs_map_huge_block *h = find_huge(st, reduce_id);
+    return h ? h->raw_size : st->raw_avg_size;
+}
+
 bool cs_map_status_size_agrees(const cs_map_status *st, int reduce_id, uint64_t len)
 {
     if (!in_range(st, reduce_id)) return true;
@@ -220,7 +258,7 @@ size_t cs_map_status_footprint(const cs_map_status *st)
     if (!st) return 0;
     return sizeof *st +
            (st->blocks ? cs_map_status_blocks_len(st->sizes_kind, st->num_reduces) : 0) +
-           (size_t)st->num_huge * sizeof *st->huge;
+           (st->raw_blocks ? (size_t)st->num_reduces : 0) + (size_t)st->num_huge * sizeof *st->huge;
 }
 
 int cs_map_status_validate(const cs_map_status *st, cs_error *err)
@@ -237,10 +275,18 @@ int cs_map_status_validate(const cs_map_status *st, cs_error *err)
         bad = "huge blocks in a compressed status";
     else if (st->num_huge < 0 || (st->num_huge > 0 && !st->huge))
         bad = "a bad huge block count";
+    else if (st->has_raw && st->sizes_kind == CS_MAP_SIZES_COMPRESSED && st->num_reduces > 0 &&
+             !st->raw_blocks)
+        bad = "no raw sizes";
+    else if (!st->has_raw && (st->raw_blocks || st->raw_avg_size))
+        bad = "raw sizes without their flag";
+    for (int r = 0; !bad && st->raw_blocks && r < st->num_reduces; r++)
+        if ((st->raw_blocks[r] == 0) != (st->blocks[r] == 0))
+            bad = "a raw size empty where the block is not, or the other way";
     for (int i = 0; !bad && i < st->num_huge; i++) {
         const cs_map_huge_block *h = &st->huge[i];
         if (h->reduce_id >= (uint32_t)st->num_reduces || h->size == 0 ||
-            bitmap_has(st->blocks, (int)h->reduce_id) ||
+            (st->has_raw && h->raw_size == 0) || bitmap_has(st->blocks, (int)h->reduce_id) ||
             (i > 0 && h->reduce_id <= st->huge[i - 1].reduce_id))
             bad = "a huge block out of order, out of range, empty or marked empty";
     }
@@ -250,6 +296,13 @@ int cs_map_status_validate(const cs_map_status *st, cs_error *err)
         for (int r = 0; r < st->num_reduces; r++)
             empty += bitmap_has(st->blocks, r);
         if (empty + st->num_huge < st->num_reduces) bad = "non-empty blocks of average size 0";
+    }
+    if (!bad && st->sizes_kind == CS_MAP_SIZES_HIGHLY_COMPRESSED && st->has_raw &&
+        st->raw_avg_size == 0) {
+        int empty = 0;
+        for (int r = 0; r < st->num_reduces; r++)
+            empty += bitmap_has(st->blocks, r);
+        if (empty + st->num_huge < st->num_reduces) bad = "non-empty blocks of raw size 0";
     }
     if (!bad) return 0;
     return cs_error_set(err, CS_EPROTO, "map status of shuffle %d map %d: %s", st->shuffle_id,
@@ -261,10 +314,15 @@ void cs_map_status_copy(cs_map_status *dst, const cs_map_status *src)
     *dst = *src;
     size_t n = cs_map_status_blocks_len(src->sizes_kind, src->num_reduces);
     dst->blocks = NULL;
+    dst->raw_blocks = NULL;
     dst->huge = NULL;
     if (src->blocks && n) {
         dst->blocks = cs_xmalloc(n);
         memcpy(dst->blocks, src->blocks, n);
+    }
+    if (src->raw_blocks && src->num_reduces > 0) {
+        dst->raw_blocks = cs_xmalloc((size_t)src->num_reduces);
+        memcpy(dst->raw_blocks, src->raw_blocks, (size_t)src->num_reduces);
     }
     if (src->num_huge > 0) {
         dst->huge = cs_xmalloc((size_t)src->num_huge * sizeof *dst->huge);
@@ -276,8 +334,12 @@ void cs_map_status_free(cs_map_status *st)
 {
     if (!st) return;
     free(st->blocks);
+    free(st->raw_blocks);
     free(st->huge);
     st->blocks = NULL;
+    st->raw_blocks = NULL;
     st->huge = NULL;
     st->num_huge = 0;
+    st->has_raw = false;
+    st->raw_avg_size = 0;
 }

@@ -17,13 +17,23 @@
  * In both forms a block reads as empty exactly when it is: readers skip empty blocks (never a
  * non-empty one), and every non-empty block reads as at least 1 byte.
  *
+ * Beside the stored sizes (the bytes a reader fetches, compressed when spark.shuffle.compress
+ * compressed the blocks), a status may carry the blocks' raw sizes: their records' bytes before
+ * stream compression, in the same form (COMPRESSED: a second log-scale byte per block;
+ * HIGHLY_COMPRESSED: the average raw size of the blocks not kept exactly, and each huge block's
+ * raw size exactly). Spark has only the stored sizes; cspark's SQL blocks are encoded column
+ * batches whose raw size follows the batches' size in memory, where the compressed size follows
+ * how well LZ4 did, so adaptive execution sizes its decisions by the raw bytes
+ * (cs_map_status_raw_size; the stored size where a status carries none).
+ *
  * The same form travels on the wire (task_codec.c, MapStatus in proto/cspark.proto) and stays in
  * the driver's map-output tracker. Called by the shuffle writer (construction), the task codec,
  * the scheduler (copies) and every reader of block sizes (the shuffle reader, block fetchers,
  * shuffle migration, reduce-side size estimates).
  *
- * Ownership: a cs_map_status owns `blocks` and `huge` (malloc'd); cs_map_status_free releases
- * them (not the struct). A struct copy moves ownership; cs_map_status_copy makes a deep copy.
+ * Ownership: a cs_map_status owns `blocks`, `raw_blocks` and `huge` (malloc'd); cs_map_status_free
+ * releases them (not the struct). A struct copy moves ownership; cs_map_status_copy makes a deep
+ * copy.
  */
 #ifndef CSPARK_SHUFFLE_MAP_STATUS_H
 #define CSPARK_SHUFFLE_MAP_STATUS_H
@@ -54,7 +64,8 @@ typedef enum {
 
 typedef struct cs_map_huge_block {
     uint32_t reduce_id;
-    uint64_t size; /* exact, > 0 */
+    uint64_t size;     /* exact, > 0 */
+    uint64_t raw_size; /* exact when the status has raw sizes (else 0) */
 } cs_map_huge_block;
 
 typedef struct cs_map_status {
@@ -66,6 +77,9 @@ typedef struct cs_map_status {
     uint64_t avg_size;       /* HIGHLY_COMPRESSED: non-empty blocks not in huge */
     int num_huge;            /* HIGHLY_COMPRESSED */
     cs_map_huge_block *huge; /* num_huge entries by ascending reduce_id, malloc'd (or NULL) */
+    bool has_raw;            /* the raw sizes below are set (cs_map_status_set_raw_sizes) */
+    uint8_t *raw_blocks;     /* COMPRESSED: a log-scale byte per block, malloc'd (or NULL) */
+    uint64_t raw_avg_size;   /* HIGHLY_COMPRESSED: the raw size of the blocks not in huge */
     char executor_id[64];    /* location fields: filled by the caller */
     char host[256];
     int port;
@@ -82,11 +96,17 @@ uint64_t cs_map_status_decompress_size(uint8_t b);
  * fields are left as they are. */
 void cs_map_status_set_sizes(cs_map_status *st, const uint64_t *sizes, int num_reduces,
                              const cs_map_status_opts *opts);
+/* Adds the blocks' raw sizes (raw[0..num_reduces), the same blocks as the sizes given to
+ * cs_map_status_set_sizes, which must come first) in st's form; sets has_raw. */
+void cs_map_status_set_raw_sizes(cs_map_status *st, const uint64_t *raw);
 /* Length of st->blocks for a kind and a reduce count. */
 size_t cs_map_status_blocks_len(int sizes_kind, int num_reduces);
 /* Spark's getSizeForBlock: the estimated size of block reduce_id (0 exactly when it is empty;
  * 0 for an id out of range). */
 uint64_t cs_map_status_size(const cs_map_status *st, int reduce_id);
+/* The estimated raw size of block reduce_id (its records' bytes before stream compression): 0
+ * exactly when it is empty, at least 1 otherwise; cs_map_status_size when st has no raw sizes. */
+uint64_t cs_map_status_raw_size(const cs_map_status *st, int reduce_id);
 /* True only when block reduce_id is known to be empty (then it need not be fetched). */
 bool cs_map_status_block_empty(const cs_map_status *st, int reduce_id);
 /* Whether a block found to be `len` bytes agrees with what st says of it: the same log-scale

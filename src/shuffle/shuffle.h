@@ -125,8 +125,9 @@ typedef struct shuffle_writer shuffle_writer;
 /* The spec and everything it points to are borrowed until free. NULL + err on a bad spec. */
 shuffle_writer *cs_shuffle_writer_new(const shuffle_write_spec *spec, cs_error *err);
 int cs_shuffle_writer_write(shuffle_writer *w, const cs_batch *b, cs_error *err); /* may spill */
-/* Writes data + index, renames them into place, fills *out (its sizes through
- * cs_map_status_set_sizes with spec->status_opts; cs_map_status_free releases them). Once. A
+/* Writes data + index, renames them into place, fills *out (its stored and raw sizes through
+ * cs_map_status_set_sizes with spec->status_opts and cs_map_status_set_raw_sizes;
+ * cs_map_status_free releases them). Once. A
  * combining writer that spilled merges its spills here (each key once per map output), calling the
  * combiner's merge_combiners: run it in the same function context as write. Location fields
  * of *out are left as they are. */

@@ -7,6 +7,10 @@
  * partition's block list. So every record is copied once and compressed once, memory holds
  * compressed bytes, and nothing needs sorting. The raw block size shrinks with many partitions
  * (budget / (8 * partitions), 4..64 KB) so open blocks stay a small part of the budget.
+ * Without compression (local mode, or spark.shuffle.compress=false) a record bigger than the
+ * block target (a SQL exchange's encoded batch) is written once, straight into the arena as a
+ * stored block of its own; and at commit a partition's blocks go to the data file with writev
+ * from the arena. Commit reports each block's stored and raw sizes (cs_map_status).
  * With a combiner the records go into an aggmap (hash table) whose entries carry their
  * partition; at spill/commit the entries are grouped by partition with a counting sort.
  *
@@ -75,6 +79,8 @@ struct shuffle_writer {
     uint32_t block_target;
     uint8_t *enc_tmp;
     size_t enc_cap;
+    struct iovec *iov; /* write_mem_part's */
+    int iov_cap;
     /* combine */
     aggmap map;
     uint64_t *hashes; /* of the batch being inserted (grown to the largest batch) */
@@ -203,6 +209,27 @@ int cs_shuffle_writer_spills(const shuffle_writer *w)
     return w->nspills;
 }
 
+/* Appends the encoded block dst (len bytes, in the arena) to partition p's list. */
+static void chain_block(shuffle_writer *w, int p, uint8_t *dst, size_t len)
+{
+    part_stream *ps = &w->parts[p];
+    if (w->nblocks == w->bcap) {
+        size_t nc = w->bcap ? w->bcap * 2 : 256;
+        w->blocks = cs_xrealloc(w->blocks, nc * sizeof *w->blocks);
+        charge(w, &w->block_bytes, (int64_t)((nc - w->bcap) * sizeof *w->blocks));
+        w->bcap = nc;
+    }
+    int32_t id = (int32_t)w->nblocks++;
+    w->blocks[id].ptr = dst;
+    w->blocks[id].len = (uint32_t)len;
+    w->blocks[id].next = -1;
+    if (ps->tail >= 0)
+        w->blocks[ps->tail].next = id;
+    else
+        ps->head = id;
+    ps->tail = id;
+}
+
 /* Encodes partition p's open raw block and chains it to the partition's list. */
 static void seal_block(shuffle_writer *w, int p)
 {
@@ -230,22 +257,22 @@ static void seal_block(shuffle_writer *w, int p)
         dst = arena_alloc(a, len);
         memcpy(dst, w->enc_tmp, len);
     }
-    if (w->nblocks == w->bcap) {
-        size_t nc = w->bcap ? w->bcap * 2 : 256;
-        w->blocks = cs_xrealloc(w->blocks, nc * sizeof *w->blocks);
-        charge(w, &w->block_bytes, (int64_t)((nc - w->bcap) * sizeof *w->blocks));
-        w->bcap = nc;
-    }
-    int32_t id = (int32_t)w->nblocks++;
-    w->blocks[id].ptr = dst;
-    w->blocks[id].len = (uint32_t)len;
-    w->blocks[id].next = -1;
-    if (ps->tail >= 0)
-        w->blocks[ps->tail].next = id;
-    else
-        ps->head = id;
-    ps->tail = id;
+    chain_block(w, p, dst, len);
     ps->raw_len = 0;
+}
+
+/* A record that makes a block of its own (bigger than the block target: a SQL exchange's
+ * encoded batch), stored without compression: written straight into the arena as a stored block
+ * (header, the record's varints, key and value), not copied through the raw buffer first. */
+static void store_record_block(shuffle_writer *w, int p, const uint8_t *kv, uint32_t klen,
+                               uint32_t vlen, size_t rs)
+{
+    uint8_t *dst = arena_alloc(&w->blocks_arena, RECIO_HEADER_LEN + rs);
+    uint8_t *o = dst + RECIO_HEADER_LEN;
+    o += recio_put_header(o, klen, vlen);
+    memcpy(o, kv, (size_t)klen + vlen);
+    size_t len = cs_recio_seal_stored_block(dst, (uint32_t)rs, w->spec.checksum);
+    chain_block(w, p, dst, len);
 }
 
 static int64_t writer_memory(const shuffle_writer *w)
@@ -254,15 +281,20 @@ static int64_t writer_memory(const shuffle_writer *w)
     return w->blocks_arena.bytes + w->raw_bytes + w->block_bytes;
 }
 
-/* Writes partition p's in-memory part (no combine) to rw. */
+/* Writes partition p's in-memory part (no combine) to rw: its blocks handed over together
+ * (written from the arena with writev when they are large, not copied to rw's buffer). */
 static int write_mem_part(shuffle_writer *w, recio_writer *rw, int p, cs_error *err)
 {
     seal_block(w, p);
+    int n = 0;
     for (int32_t b = w->parts[p].head; b >= 0; b = w->blocks[b].next) {
-        int rc = cs_recio_writer_add_raw(rw, w->blocks[b].ptr, w->blocks[b].len, err);
-        if (rc < 0) return rc;
+        if (n == w->iov_cap) {
+            w->iov_cap = w->iov_cap ? 2 * w->iov_cap : 64;
+            w->iov = cs_xrealloc(w->iov, sizeof *w->iov * (size_t)w->iov_cap);
+        }
+        w->iov[n++] = (struct iovec){w->blocks[b].ptr, w->blocks[b].len};
     }
-    return 0;
+    return n ? cs_recio_writer_add_raw_iov(rw, w->iov, n, err) : 0;
 }
 
 static void reset_mem_parts(shuffle_writer *w)
@@ -428,6 +460,16 @@ int cs_shuffle_writer_write(shuffle_writer *w, const cs_batch *b, cs_error *err)
                                 "limit",
                                 rs, RECIO_MAX_BLOCK);
         if (ps->raw_len > 0 && ps->raw_len + rs > w->block_target) seal_block(w, p);
+        if (rs > w->block_target && !w->spec.compress &&
+            RECIO_HEADER_LEN + rs <= w->blocks_arena.next_size / 4) {
+            store_record_block(w, p, k, r->klen, r->vlen, rs);
+            w->records++;
+            if (should_spill(w)) {
+                int rc = spill(w, err);
+                if (rc < 0) return rc;
+            }
+            continue;
+        }
         if (ps->raw_len + rs > ps->raw_cap) {
             size_t c = ps->raw_cap ? ps->raw_cap : 1024;
             while (c < ps->raw_len + rs)
@@ -500,6 +542,7 @@ int cs_shuffle_writer_commit(shuffle_writer *w, cs_map_status *out, cs_error *er
     cs_shuffle_file_paths(w->spec.dir, w->spec.shuffle_id, w->spec.map_id, data, index,
                           sizeof data);
     uint64_t *sizes = cs_xcalloc((size_t)w->n, sizeof *sizes);
+    uint64_t *raw = cs_xcalloc((size_t)w->n, sizeof *raw); /* before stream compression */
     uint32_t *order = NULL;
     size_t *starts = NULL;
     recio_writer *rw = NULL;
@@ -516,11 +559,12 @@ int cs_shuffle_writer_commit(shuffle_writer *w, cs_map_status *out, cs_error *er
         cs_aggmap_group_by_part(&w->map, w->n, &order, &starts);
     }
     for (int p = 0; p < w->n; p++) {
-        uint64_t start = cs_recio_writer_offset(rw);
+        uint64_t start = cs_recio_writer_offset(rw), raw_start = cs_recio_writer_raw_bytes(rw);
         if (w->combine && w->nspills) {
             rc = merge_combined_part(w, rw, p, order, starts, err);
             if (rc < 0) goto done;
             sizes[p] = cs_recio_writer_offset(rw) - start;
+            raw[p] = cs_recio_writer_raw_bytes(rw) - raw_start;
             continue;
         }
         for (int s = 0; s < w->nspills; s++) {
@@ -542,6 +586,7 @@ int cs_shuffle_writer_commit(shuffle_writer *w, cs_map_status *out, cs_error *er
         }
         if (rc < 0) goto done;
         sizes[p] = cs_recio_writer_offset(rw) - start;
+        raw[p] = cs_recio_writer_raw_bytes(rw) - raw_start;
     }
     rc = cs_recio_writer_flush(rw, err);
     if (rc < 0) goto done;
@@ -599,6 +644,7 @@ int cs_shuffle_writer_commit(shuffle_writer *w, cs_map_status *out, cs_error *er
     out->shuffle_id = w->spec.shuffle_id;
     out->map_id = w->spec.map_id;
     cs_map_status_set_sizes(out, sizes, w->n, w->spec.status_opts);
+    cs_map_status_set_raw_sizes(out, raw);
     out->records_written = w->records;
     out->bytes_written = total;
 done:
@@ -608,6 +654,7 @@ done:
     free(order);
     free(starts);
     free(sizes);
+    free(raw);
     if (rc < 0) {
         if (w->tmp_data[0]) unlink(w->tmp_data);
         if (w->tmp_index[0]) unlink(w->tmp_index);
@@ -626,6 +673,7 @@ void cs_shuffle_writer_free(shuffle_writer *w)
         free(w->spills[s].offs);
     }
     free(w->spills);
+    free(w->iov);
     free(w->bound_prefix);
     if (w->combine) {
         cs_aggmap_free(&w->map);

@@ -178,6 +178,7 @@ struct cs_logical_plan {
     bool shuffle;           /* REPARTITION: false for a coalesce (Repartition(n, false)) */
     bool by_expression;     /* REPARTITION: RepartitionByExpression (exprs may be empty) */
     bool rebalance;         /* REPARTITION: RebalancePartitions */
+    bool barrier;           /* PYTHON_MAP_IN_BATCH: barrier mode (its stage is a barrier stage) */
     /* SAMPLE: Spark's Sample(lowerBound, upperBound, withReplacement, seed); fraction is
      * upper - lower; deterministic_order: sort each partition by every orderable column first
      * (the Connect planner's randomSplit, so that the splits of one seed are disjoint) */

@@ -222,6 +222,7 @@ static cs_phys_node *relation_udf_node(cs_pl_ctx *c, const cs_logical_plan *p,
     for (int i = 0; i < n_children; i++)
         n->children[i] = children[i];
     set_python_conf(c, n, u);
+    n->py_barrier = p->kind == CS_LP_PYTHON_MAP_IN_BATCH && p->barrier;
     n->n_py_udfs = 1;
     n->py_udfs = cs_xcalloc(1, sizeof *n->py_udfs);
     cs_phys_py_udf *d = &n->py_udfs[0];

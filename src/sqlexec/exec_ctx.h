@@ -20,8 +20,11 @@
 #include "common/err.h"
 
 /* Builds a value from a broadcast's bytes (its batches, each preceded by its u32 little-endian
- * length): NULL with err on failure. */
-typedef void *(*cs_sql_broadcast_build_fn)(void *arg, const void *value, size_t len, cs_error *err);
+ * length): NULL with err on failure. team: the tasks waiting for the same value, to run the
+ * build's parallel loops with (common/work_team.h); NULL: build alone. */
+struct cs_work_team;
+typedef void *(*cs_sql_broadcast_build_fn)(void *arg, const void *value, size_t len,
+                                           struct cs_work_team *team, cs_error *err);
 
 typedef struct cs_sql_exec_ctx {
     cs_col_allocator *alloc;      /* every column an operator builds; never NULL */
@@ -36,11 +39,18 @@ typedef struct cs_sql_exec_ctx {
      * Python operator starts a simple worker of its own */
     struct cs_py_worker_factory *py_workers;
     bool py_reuse; /* spark.python.worker.reuse */
+    /* a barrier task's BarrierTaskContext service (exec/barrier_task.h): its loopback port
+     * (0: not a barrier task), secret and the tasks' addresses, for the Python workers */
+    int barrier_port;
+    const char *barrier_secret, *barrier_addresses;
+    /* the TaskContext the Python workers see (partition_id above) */
+    int stage_id, attempt_number; /* attemptNumber: the task's attempt */
+    int64_t task_attempt_id;
     /* The value built from the stage's broadcast input `input` under key, once per process
      * (Spark's broadcast relation, built once per executor): the first task to ask runs build
-     * while the others wait, then every task of the process that asks gets the same value, to
-     * read only, until its attempt ends; free_fn frees it when the broadcast is removed. NULL:
-     * none here (each operator builds its own). */
+     * while the others help it (build's team) and wait, then every task of the process that asks
+     * gets the same value, to read only, until its attempt ends; free_fn frees it when the
+     * broadcast is removed. NULL: none here (each operator builds its own). */
     int (*broadcast_shared)(void *arg, int input, const char *key, cs_sql_broadcast_build_fn build,
                             void *build_arg, void (*free_fn)(void *value), void **out,
                             cs_error *err);

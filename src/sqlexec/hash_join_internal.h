@@ -1,9 +1,10 @@
 /*
  * hash_join_internal.h — private to the HashJoin operator (op_hash_join.c) and its build table
- * (hash_join_table.c): the operator's state, and the table's functions — keep the build side's
- * batches, index them, hash a batch's keys, look a probe batch's keys up. Nothing else includes
- * it. The table's arrays are the operator's (charged to its task through ctx->alloc) and freed by
- * cs_sql_hj_reset; the kept batches' references are the operator's until then.
+ * (hash_join_table.c, and hash_join_shared.c for a broadcast's table): the operator's state, and
+ * the table's functions — keep the build side's batches, index them, hash a batch's keys, look a
+ * probe batch's keys up. Nothing else includes it. The table's arrays are the operator's (charged
+ * to its task through ctx->alloc) and freed by cs_sql_hj_reset; the kept batches' references are
+ * the operator's until then.
  */
 #ifndef CSPARK_SQLEXEC_HASH_JOIN_INTERNAL_H
 #define CSPARK_SQLEXEC_HASH_JOIN_INTERNAL_H
@@ -23,6 +24,7 @@ typedef struct cs_sql_hj_queue {
 } cs_sql_hj_queue;
 
 typedef struct cs_sql_hj_shared cs_sql_hj_shared;
+struct cs_work_team;
 
 typedef struct cs_sql_hj {
     cs_sql_op base;
@@ -110,10 +112,11 @@ void cs_sql_hj_lookup_batch(cs_sql_hj *j, int64_t n, int32_t *first);
  * build. */
 /* The key it is shared under: the build keys and their form (j's build side). */
 void cs_sql_hj_shared_key(const cs_sql_hj *j, char *key, size_t cap);
-/* cs_sql_exec_ctx.broadcast_shared's build: the table of j's build keys over a broadcast's
- * batches (value, len: each preceded by its u32 little-endian length). NULL with err when the
- * value is malformed. */
-void *cs_sql_hj_shared_build(void *j, const void *value, size_t len, cs_error *err);
+/* cs_sql_exec_ctx.broadcast_shared's build (hash_join_shared.c): the table of j's build keys over
+ * a broadcast's batches, its loops shared with team's helpers (NULL: none) (value, len: each
+ * preceded by its u32 little-endian length). NULL with err when the value is malformed. */
+void *cs_sql_hj_shared_build(void *j, const void *value, size_t len, struct cs_work_team *team,
+                             cs_error *err);
 void cs_sql_hj_shared_free(void *shared);
 /* j probes shared from now on (its own matched flags allocated); cs_sql_hj_reset lets it go. */
 void cs_sql_hj_adopt(cs_sql_hj *j, const cs_sql_hj_shared *shared);

@@ -14,16 +14,12 @@
  * a batch at a time (sort_keys.c) into bytes kept in an arena and hashed with XXH3. A probe
  * batch's keys are all looked up before the operator makes any pair.
  *
- * A broadcast's table is built once per process (cs_sql_hj_shared_build, through the task's
- * cs_sql_exec_ctx.broadcast_shared) and adopted by every task probing it: the first task decodes
- * the broadcast's batches and indexes them as above into a cs_sql_hj of its own whose allocator
- * charges no task; the others wait for it, then read its arrays (never written after the build)
- * with their own probe scratch and matched flags.
+ * A broadcast's table is built once per process and adopted by every task probing it
+ * (hash_join_shared.c): the same arrays, indexed by the tasks waiting for it together.
  *
  * Ownership: every array here is the operator's, allocated through its task's allocator and
- * freed by cs_sql_hj_reset; nothing is returned to the caller but row numbers. A shared table is
- * the broadcast store's (freed by cs_sql_hj_shared_free when its broadcast goes); an operator
- * borrows it from cs_sql_hj_adopt to cs_sql_hj_reset.
+ * freed by cs_sql_hj_reset; nothing is returned to the caller but row numbers. An operator that
+ * adopted a shared table only borrows its arrays (cs_sql_hj_reset lets them go).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -393,109 +389,4 @@ void cs_sql_hj_lookup_batch(cs_sql_hj *j, int64_t n, int32_t *first)
             first[i] = j->key_null[i] ? -1 : lookup(j, i);
         }
     }
-}
-
-/* ---- a broadcast's table, shared by the tasks of a process ---- */
-
-struct cs_sql_hj_shared {
-    cs_sql_hj t; /* the build fields only */
-    cs_sql_exec_ctx ctx;
-    cs_col_allocator alloc;
-    cs_sort_key *keys;
-};
-
-void cs_sql_hj_shared_key(const cs_sql_hj *j, char *key, size_t cap)
-{
-    size_t n = (size_t)snprintf(key, cap, "hash_join words=%d keys", j->words);
-    for (int k = 0; k < j->n_keys && n < cap; k++)
-        n += (size_t)snprintf(key + n, cap - n, " %d", j->build_keys[k].ordinal);
-}
-
-void *cs_sql_hj_shared_build(void *arg, const void *value, size_t len, cs_error *err)
-{
-    const cs_sql_hj *j = arg;
-    cs_sql_hj_shared *s = cs_xcalloc(1, sizeof *s);
-    cs_col_allocator_init(&s->alloc, NULL);
-    s->ctx.alloc = &s->alloc;
-    cs_sql_hj *t = &s->t;
-    t->base.ctx = &s->ctx;
-    t->arena.alloc = &s->alloc;
-    t->type = j->type;
-    t->n_keys = j->n_keys;
-    t->words = j->words;
-    s->keys = cs_xcalloc((size_t)j->n_keys, sizeof *s->keys);
-    memcpy(s->keys, j->build_keys, (size_t)j->n_keys * sizeof *s->keys);
-    t->build_keys = s->keys;
-    const cs_col_type *schema = j->base.children[j->build_child]->schema;
-    const uint8_t *p = value;
-    int rc = CS_OK;
-    for (size_t off = 0; off < len && rc == CS_OK;) {
-        uint32_t n = 0;
-        if (len - off >= 4)
-            n = (uint32_t)p[off] | (uint32_t)p[off + 1] << 8 | (uint32_t)p[off + 2] << 16 |
-                (uint32_t)p[off + 3] << 24;
-        if (len - off < 4 || n > len - off - 4) {
-            rc = cs_error_set(err, CS_EPROTO, "a broadcast relation: a batch runs past its end");
-            break;
-        }
-        cs_col_batch *b = NULL;
-        rc = cs_sql_batch_decode(schema, p + off + 4, n, &s->alloc, &b, err);
-        off += 4 + (size_t)n;
-        if (rc != CS_OK) break;
-        t->build_total += b->num_rows;
-        cs_sql_hj_keep(t, b);
-    }
-    if (rc == CS_OK) cs_sql_hj_index(t);
-    cs_sql_keybuf_free(&t->kb); /* the build's scratch */
-    free(t->kv);
-    free(t->kv_hash);
-    free(t->kv_null);
-    t->kv = t->kv_hash = NULL;
-    t->kv_null = NULL;
-    if (rc != CS_OK) {
-        cs_sql_hj_shared_free(s);
-        return NULL;
-    }
-    return s;
-}
-
-void cs_sql_hj_shared_free(void *shared)
-{
-    cs_sql_hj_shared *s = shared;
-    if (!s) return;
-    cs_sql_hj_reset(&s->t);
-    free(s->t.bb);
-    free(s->keys);
-    free(s);
-}
-
-int64_t cs_sql_hj_shared_bytes(const cs_sql_hj_shared *s)
-{
-    return (int64_t)s->alloc.allocated;
-}
-
-void cs_sql_hj_adopt(cs_sql_hj *j, const cs_sql_hj_shared *s)
-{
-    const cs_sql_hj *t = &s->t;
-    cs_sql_hj_reset(j);
-    free(j->bb);
-    j->shared = s;
-    j->bb = t->bb;
-    j->nbb = t->nbb;
-    j->bb_memory = t->bb_memory;
-    j->n_kept = t->n_kept;
-    j->row_loc = t->row_loc;
-    j->next = t->next;
-    j->n_rows = t->n_rows;
-    j->rows_cap = t->rows_cap;
-    j->row_kv = t->row_kv;
-    j->row_key = t->row_key;
-    j->row_hash = t->row_hash;
-    j->slots = t->slots;
-    j->row_mask = t->row_mask;
-    j->cap = t->cap;
-    j->n_distinct = t->n_distinct;
-    j->build_total = t->build_total;
-    j->build_null_key = t->build_null_key;
-    j->matched = cs_col_buffer_alloc(j->base.ctx->alloc, (size_t)j->rows_cap);
 }

@@ -774,14 +774,15 @@ static int cast_kernel(const cs_px_kctx *k, cs_column *const *args, int na, cs_c
             __int128 v = 0;
             bool ok = true;
             char text[64];
+            /* the value's text (for the error) only when it does not fit */
             if (ff == F_DEC) {
                 ok = cs_px_dec_rescale(cs_px_dec_get(a, ia), from->scale, to->scale, &v) &&
                      cs_px_dec_fits(v, to->precision);
-                cs_px_dec_format(cs_px_dec_get(a, ia), from->scale, text);
+                if (!ok) cs_px_dec_format(cs_px_dec_get(a, ia), from->scale, text);
             } else if (ff == F_INT || ff == F_BOOL) {
                 ok = cs_px_dec_rescale(load_int(a, ia), 0, to->scale, &v) &&
                      cs_px_dec_fits(v, to->precision);
-                snprintf(text, sizeof text, "%lld", (long long)load_int(a, ia));
+                if (!ok) snprintf(text, sizeof text, "%lld", (long long)load_int(a, ia));
             } else {
                 double d = load_float(a, ia);
                 if (isnan(d) || isinf(d)) {

@@ -7,7 +7,9 @@
  * matches, else null when the value or a literal is null). Strings of a collation other than
  * UTF8_BINARY compare by their collation keys (collation_keys.h), built for the batch first.
  * One loop per (type, operator), the
- * comparison computed as -1/0/1 and tested by the operator's mask; results are bitmaps. Called
+ * comparison computed as -1/0/1 and tested by the operator's mask; results are bitmaps. A
+ * dictionary-encoded string column against a literal (comparison or IN) compares each dictionary
+ * entry once (kernels_dict.c); string = and <> compare lengths before bytes. Called
  * through cs_px_compare_lookup / cs_px_in_lookup at compile time.
  */
 #include <math.h>
@@ -121,8 +123,48 @@ static inline int cmp_str_rows(const cs_column *x, int64_t i, const cs_column *y
     return cmp_bytes(px, lx, py, ly);
 }
 
+/* 0 when rows i of x and j of y hold the same bytes, else 1: = and <> need no order */
+static inline int ne_str_rows(const cs_column *x, int64_t i, const cs_column *y, int64_t j)
+{
+    int32_t lx, ly;
+    const uint8_t *px = cs_column_bytes(x, i, &lx), *py = cs_column_bytes(y, j, &ly);
+    return !(lx == ly && (lx == 0 || (px[0] == py[0] && memcmp(px, py, (size_t)lx) == 0)));
+}
+
+static int eq_str(const cs_px_kctx *k, cs_column *const *a, int na, cs_column **out)
+{
+    CMP_BODY(ne_str_rows(a[0], ia, a[1], ib));
+}
+
+/* A dictionary-encoded column against a literal (either side): each dictionary entry compared
+ * once, the rows given their entry's result (kernels_dict.c). False when it does not apply. */
+static bool cmp_str_dict(const cs_px_kctx *k, cs_column *const *a, cs_column **out)
+{
+    int64_t n = k->n;
+    int d = cs_px_stride(a[1], n) == 0 ? 0 : cs_px_stride(a[0], n) == 0 ? 1 : -1;
+    if (d < 0 || !cs_px_dict_pays(a[d], n) || strcmp(k->e->fn, "<=>") == 0) return false;
+    int mask = op_mask(k->e->fn);
+    const cs_column *x = a[d], *lit = a[1 - d], *dict = x->dictionary;
+    cs_column *r = cs_px_new_fixed(k->alloc, k->e->type, n);
+    cs_px_and_validity(r, a, 2, n);
+    if (cs_column_is_valid(lit, 0)) {
+        uint8_t *entry = cs_xmalloc((size_t)(dict->length > 0 ? dict->length : 1));
+        for (int64_t e = 0; e < dict->length; e++) {
+            int c = cmp_str_rows(dict, e, lit, 0);
+            entry[e] = (uint8_t)((mask >> ((d ? -c : c) + 1)) & 1);
+        }
+        cs_px_dict_spread(r, x, entry, n);
+        free(entry);
+    }
+    *out = r;
+    return true;
+}
+
 static int cmp_str(const cs_px_kctx *k, cs_column *const *a, int na, cs_column **out)
 {
+    if (cmp_str_dict(k, a, out)) return CS_OK;
+    int m = op_mask(k->e->fn);
+    if (m == EQ || m == (LT | GT)) return eq_str(k, a, na, out);
     CMP_BODY(cmp_str_rows(a[0], ia, a[1], ib));
 }
 
@@ -204,6 +246,24 @@ static int in_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_column
     for (int j = 1; j < na; j++)
         list_null = list_null || !cs_column_is_valid(a[j], 0);
     if (list_null || a[0]->null_count > 0) cs_px_ensure_validity(r);
+    if ((id == CS_TYPE_STRING || id == CS_TYPE_BINARY) && cs_px_dict_pays(a[0], n)) {
+        /* each dictionary entry looked up once (kernels_dict.c) */
+        const cs_column *dict = a[0]->dictionary;
+        const int32_t *ix = (const int32_t *)(const void *)a[0]->values;
+        uint8_t *entry = cs_xmalloc((size_t)(dict->length > 0 ? dict->length : 1));
+        for (int64_t e = 0; e < dict->length; e++) {
+            bool hit = false;
+            for (int j = 1; j < na && !hit; j++)
+                hit = cs_column_is_valid(a[j], 0) && in_eq(dict, e, a[j], id);
+            entry[e] = hit;
+        }
+        cs_px_dict_spread(r, a[0], entry, n);
+        for (int64_t i = 0; r->validity && i < n; i++)
+            if (!cs_column_is_valid(a[0], i) || (list_null && !entry[ix[i]])) cs_px_set_null(r, i);
+        free(entry);
+        *out = r;
+        return CS_OK;
+    }
     for (int64_t i = 0; i < n; i++) {
         int64_t ia = i * sa;
         if (!cs_column_is_valid(a[0], ia)) {

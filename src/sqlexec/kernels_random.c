@@ -2,9 +2,9 @@
  * kernels_random.c — Spark's nondeterministic generators: rand([seed]) / random, randn([seed]),
  * randstr(length[, seed]), uuid([seed]) and shuffle(array[, seed]). As Spark's Rand, Randn and
  * RandStr, a task's generator is an XORShiftRandom seeded with seed + the partition index (the
- * seed spread by MurmurHash3 as XORShiftRandom.hashSeed); rand draws java.util.Random's
- * nextDouble from it, randn its nextGaussian (the polar method, keeping the second deviate) and
- * randstr one nextInt per character, |v % 62| picking 0-9, a-z or A-Z. uuid is
+ * seed spread by MurmurHash3 as XORShiftRandom.hashSeed, formats/text_values.h); rand draws
+ * java.util.Random's nextDouble from it, randn its nextGaussian (the polar method, keeping the
+ * second deviate) and randstr one nextInt per character, |v % 62| picking 0-9, a-z or A-Z. uuid is
  * RandomUUIDGenerator: a Mersenne Twister (MT19937 seeded as commons-math3's setSeed(long)) with
  * seed + partition index, two nextLongs made a version-4 UUID; shuffle is Spark's
  * RandomIndicesGenerator over the same twister: an inside-out Fisher-Yates per array, each index
@@ -27,64 +27,14 @@
 #include <time.h>
 
 #include "columnar/col_builder.h"
+#include "formats/text_values.h"
 #include "sqlexec/pexpr_internal.h"
 #include "sqlexec/sql_error.h"
 
-/* Scala's MurmurHash3.bytesHash of the 8 big-endian bytes of v with seed h */
-static uint32_t rotl32(uint32_t x, int r)
-{
-    return (x << r) | (x >> (32 - r));
-}
-
-static uint32_t mix_last(uint32_t h, uint32_t k)
-{
-    k *= 0xcc9e2d51u;
-    k = rotl32(k, 15);
-    k *= 0x1b873593u;
-    return h ^ k;
-}
-
-static uint32_t bytes_hash(uint64_t v, uint32_t h)
-{
-    for (int w = 0; w < 2; w++) {
-        uint32_t k = 0;
-        for (int b = 0; b < 4; b++)
-            k |= (uint32_t)((v >> (56 - 8 * (w * 4 + b))) & 0xff) << (8 * b);
-        h = rotl32(mix_last(h, k), 13) * 5 + 0xe6546b64u;
-    }
-    h ^= 8;
-    h ^= h >> 16;
-    h *= 0x85ebca6bu;
-    h ^= h >> 13;
-    h *= 0xc2b2ae35u;
-    h ^= h >> 16;
-    return h;
-}
-
-/* XORShiftRandom.hashSeed */
-static uint64_t hash_seed(int64_t seed)
-{
-    uint32_t low = bytes_hash((uint64_t)seed, 0x3c074a61u);
-    uint32_t high = bytes_hash((uint64_t)seed, low);
-    return ((uint64_t)high << 32) | low;
-}
-
-/* XORShiftRandom.next(bits) */
-static uint32_t xorshift_next(cs_px_rng *g, int bits)
-{
-    uint64_t s = g->xs;
-    s ^= s << 21;
-    s ^= s >> 35;
-    s ^= s << 4;
-    g->xs = s;
-    return (uint32_t)(s & ((1ULL << bits) - 1));
-}
-
-/* java.util.Random.nextDouble */
+/* java.util.Random.nextDouble over XORShiftRandom */
 static double next_double(cs_px_rng *g)
 {
-    uint64_t hi = xorshift_next(g, 26), lo = xorshift_next(g, 27);
-    return (double)((hi << 27) + lo) * 0x1.0p-53;
+    return cs_tv_xorshift_next_double(&g->xs);
 }
 
 /* java.util.Random.nextGaussian */
@@ -191,7 +141,7 @@ static cs_px_rng *xorshift_of(const cs_px_kctx *k, cs_column *const *a, int na)
 {
     cs_px_rng *g = k->rng;
     if (!g->started) {
-        g->xs = hash_seed(task_seed(k, a, na));
+        g->xs = cs_tv_xorshift_seed(task_seed(k, a, na));
         g->started = true;
     }
     return g;
@@ -259,7 +209,7 @@ static int randstr_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_c
         size_t m = cs_column_is_valid(a[0], i * sl) ? (size_t)len[i * sl] : 0;
         if (m > cap) s = cs_xrealloc(s, cap = m);
         for (size_t j = 0; j < m; j++) {
-            int v = abs((int32_t)xorshift_next(g, 32) % 62);
+            int v = abs((int32_t)cs_tv_xorshift_next(&g->xs, 32) % 62);
             s[j] = (char)(v < 10 ? '0' + v : v < 36 ? 'a' + v - 10 : 'A' + v - 36);
         }
         cs_col_builder_append_string(b, s ? s : "", m);

@@ -6,9 +6,12 @@
  * nulls), upper, lower (Unicode, through the C.UTF-8 locale's case tables), length,
  * trim/ltrim/rtrim (spaces), replace, instr, lpad/rpad, startswith, endswith, contains. substring
  * and concat write their offsets and bytes in place after a pass that sizes the bytes (they run
- * once per row of a join's pairs or a scan); the others build with a column builder. The
- * regular-expression functions are in kernels_regexp.c. Called through cs_px_string_lookup.
+ * once per row of a join's pairs or a scan); the others build with a column builder. A literal
+ * LIKE pattern of plain segments between '%'s is matched by its segments (like_plan), others by
+ * like_match's walk; LIKE of a dictionary-encoded column matches each entry once (kernels_dict.c).
+ * The regular-expression functions are in kernels_regexp.c. Called through cs_px_string_lookup.
  */
+#define _GNU_SOURCE /* memmem */
 #include <locale.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,6 +84,91 @@ static bool like_match(const uint8_t *s, int32_t sl, const uint8_t *pat, int32_t
     return pi == pl;
 }
 
+/* The leftmost place of nd[0..nl) in h[0..hl), or NULL: eight places at a time, those whose first
+ * and last bytes both agree found with word arithmetic (an exact zero-byte test of the XOR with
+ * the byte repeated), then the middle compared; short haystacks (LIKE's comments, names) leave
+ * memmem's setup costlier than the search. */
+static inline uint64_t zero_bytes(uint64_t x)
+{
+    const uint64_t lo7 = 0x7F7F7F7F7F7F7F7FULL;
+    return ~(((x & lo7) + lo7) | x | lo7); /* the high bit of each zero byte, no carries */
+}
+
+static const uint8_t *find_seg(const uint8_t *h, size_t hl, const uint8_t *nd, size_t nl)
+{
+    if (nl > hl) return NULL;
+    if (nl == 0) return h;
+    if (nl == 1) return memchr(h, nd[0], hl);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    const uint64_t ones = 0x0101010101010101ULL, f = ones * nd[0], l = ones * nd[nl - 1];
+    size_t i = 0;
+    for (; i + 8 + nl - 1 <= hl; i += 8) {
+        uint64_t a, b;
+        memcpy(&a, h + i, 8);
+        memcpy(&b, h + i + nl - 1, 8);
+        for (uint64_t m = zero_bytes(a ^ f) & zero_bytes(b ^ l); m; m &= m - 1) {
+            size_t at = i + (size_t)(__builtin_ctzll(m) >> 3);
+            if (memcmp(h + at + 1, nd + 1, nl - 2) == 0) return h + at;
+        }
+    }
+    for (; i + nl <= hl; i++)
+        if (h[i] == nd[0] && h[i + nl - 1] == nd[nl - 1] && memcmp(h + i + 1, nd + 1, nl - 2) == 0)
+            return h + i;
+    return NULL;
+#else
+    return memmem(h, hl, nd, nl);
+#endif
+}
+
+/* A literal pattern of plain segments between '%'s: no '_', no escape character, and no segment
+ * after a '%' starting with a UTF-8 continuation byte (like_match tries a '%''s run only up to code
+ * point starts). Then s matches when it starts with the first segment, ends with the last, and
+ * holds the middle ones in order between them, each at its leftmost place (memcmp and find_seg,
+ * not a byte-at-a-time walk with backtracking): `%special%requests%`, `forest%`, `%green%`. */
+#define LIKE_SEGS 8
+typedef struct {
+    int n; /* segments: n - 1 '%'s; n == 1: no '%', s equals the pattern */
+    const uint8_t *seg[LIKE_SEGS];
+    int32_t len[LIKE_SEGS];
+    int32_t ends; /* len[0] + len[n - 1] when n > 1 */
+} like_plan;
+
+static bool like_plan_make(const uint8_t *p, int32_t pl, uint8_t esc, like_plan *lp)
+{
+    lp->n = 0;
+    int32_t start = 0;
+    for (int32_t i = 0; i <= pl; i++) {
+        if (i < pl && (p[i] == '_' || p[i] == esc)) return false;
+        if (i < pl && p[i] != '%') continue;
+        if (lp->n == LIKE_SEGS) return false;
+        if (lp->n > 0 && start < i && is_cont(p[start])) return false;
+        lp->seg[lp->n] = p + start;
+        lp->len[lp->n++] = i - start;
+        start = i + 1;
+    }
+    lp->ends = lp->n > 1 ? lp->len[0] + lp->len[lp->n - 1] : lp->len[0];
+    return true;
+}
+
+static bool like_plan_match(const like_plan *lp, const uint8_t *s, int32_t sl)
+{
+    if (lp->n == 1) return sl == lp->len[0] && memcmp(s, lp->seg[0], (size_t)sl) == 0;
+    if (sl < lp->ends) return false;
+    int32_t last = lp->len[lp->n - 1], end = sl - last;
+    if (memcmp(s, lp->seg[0], (size_t)lp->len[0]) != 0 ||
+        memcmp(s + end, lp->seg[lp->n - 1], (size_t)last) != 0)
+        return false;
+    const uint8_t *at = s + lp->len[0];
+    for (int j = 1; j < lp->n - 1; j++) {
+        int32_t l = lp->len[j];
+        if (l == 0) continue;
+        const uint8_t *f = find_seg(at, (size_t)(s + end - at), lp->seg[j], (size_t)l);
+        if (!f) return false;
+        at = f + l;
+    }
+    return true;
+}
+
 static int like_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_column **out)
 {
     int64_t n = k->n, sa = cs_px_stride(a[0], n), sp = cs_px_stride(a[1], n);
@@ -92,11 +180,34 @@ static int like_kernel(const cs_px_kctx *k, cs_column *const *a, int na, cs_colu
     }
     cs_column *r = cs_px_new_fixed(k->alloc, k->e->type, n);
     cs_px_and_validity(r, a, 2, n);
+    like_plan lp;
+    int32_t pl0 = 0;
+    const uint8_t *p0 =
+        sp == 0 && cs_column_is_valid(a[1], 0) ? cs_column_bytes(a[1], 0, &pl0) : NULL;
+    bool planned = p0 && like_plan_make(p0, pl0, esc, &lp);
+    if (p0 && cs_px_dict_pays(a[0], n)) {
+        /* each dictionary entry matched once (kernels_dict.c) */
+        const cs_column *dict = a[0]->dictionary;
+        uint8_t *entry = cs_xmalloc((size_t)(dict->length > 0 ? dict->length : 1));
+        for (int64_t e = 0; e < dict->length; e++) {
+            int32_t sl;
+            const uint8_t *s = cs_column_bytes(dict, e, &sl);
+            entry[e] = planned ? like_plan_match(&lp, s, sl) : like_match(s, sl, p0, pl0, esc);
+        }
+        cs_px_dict_spread(r, a[0], entry, n);
+        free(entry);
+        *out = r;
+        return CS_OK;
+    }
     for (int64_t i = 0; i < n; i++) {
         if (r->validity && !cs_bit_get(r->validity, i)) continue;
         int32_t sl, pl;
-        const uint8_t *s = cs_column_bytes(a[0], i * sa, &sl),
-                      *p = cs_column_bytes(a[1], i * sp, &pl);
+        const uint8_t *s = cs_column_bytes(a[0], i * sa, &sl);
+        if (planned) {
+            cs_bit_set(r->values, i, like_plan_match(&lp, s, sl));
+            continue;
+        }
+        const uint8_t *p = cs_column_bytes(a[1], i * sp, &pl);
         cs_bit_set(r->values, i, like_match(s, sl, p, pl, esc));
     }
     *out = r;
@@ -148,12 +259,9 @@ static bool find_bytes(const uint8_t *h, int32_t hl, const uint8_t *nd, int32_t 
         *at = 0;
         return true;
     }
-    for (int32_t i = 0; i + nl <= hl; i++)
-        if (h[i] == nd[0] && memcmp(h + i, nd, (size_t)nl) == 0) {
-            *at = i;
-            return true;
-        }
-    return false;
+    const uint8_t *f = find_seg(h, (size_t)hl, nd, (size_t)nl);
+    if (f) *at = (int32_t)(f - h);
+    return f != NULL;
 }
 
 typedef enum { P_STARTS, P_ENDS, P_CONTAINS } pred;
@@ -164,6 +272,8 @@ static int pred_kernel(const cs_px_kctx *k, cs_column *const *a, cs_column **out
     cs_column *r = cs_px_new_fixed(k->alloc, k->e->type, n);
     cs_px_and_validity(r, a, 2, n);
     for (int64_t i = 0; i < n; i++) {
+        /* a null row of a dictionary-encoded column may hold any index: not read */
+        if (r->validity && !cs_bit_get(r->validity, i)) continue;
         int32_t hl, nl, at;
         const uint8_t *h = cs_column_bytes(a[0], i * sa, &hl),
                       *nd = cs_column_bytes(a[1], i * sb, &nl);

@@ -16,7 +16,18 @@ typedef struct filter_op {
     cs_pexpr_program *program;
     int32_t *sel;
     int64_t sel_cap;
+    bool *read; /* the columns the parent reads (cs_sql_op_filter_reads), or NULL: all */
 } filter_op;
+
+/* Column c of `in` with its rows sel[0..m): a column the parent never reads and whose take would
+ * copy bytes or children (strings, lists, structs) is all nulls of its type instead. */
+static cs_column *kept_column(const filter_op *f, const cs_col_batch *in, int c, int64_t m)
+{
+    const cs_col_type *t = in->columns[c]->type;
+    if (f->read && !f->read[c] && (cs_col_type_has_offsets(t->id) || t->id == CS_TYPE_STRUCT))
+        return cs_px_all_null(f->base.ctx->alloc, t, m);
+    return cs_px_take(in->columns[c], f->sel, m, f->base.ctx->alloc);
+}
 
 static int filter_open(cs_sql_op *op, const cs_sql_exec_ctx *ctx, cs_error *err)
 {
@@ -59,7 +70,11 @@ static int filter_next(cs_sql_op *op, cs_col_batch **out, cs_error *err)
             *out = in;
             return CS_OK;
         }
-        *out = cs_col_batch_take(in, f->sel, m, op->ctx->alloc);
+        cs_column **cols = cs_xmalloc(sizeof *cols * (size_t)(in->n_columns ? in->n_columns : 1));
+        for (int c = 0; c < in->n_columns; c++)
+            cols[c] = kept_column(f, in, c, m);
+        *out = cs_col_batch_new(cs_col_type_ref(in->schema), cols, in->n_columns, m, NULL);
+        free(cols);
         cs_col_batch_unref(in);
         return CS_OK;
     }
@@ -79,6 +94,7 @@ static void filter_close(cs_sql_op *op)
 static void filter_destroy(cs_sql_op *op)
 {
     filter_op *f = (filter_op *)op;
+    free(f->read);
     cs_pexpr_free(f->condition);
     free(f);
 }
@@ -97,4 +113,14 @@ cs_sql_op *cs_sql_op_filter(cs_sql_op *child, cs_pexpr *condition)
     f->condition = condition;
     cs_sql_op_init(&f->base, &FILTER_VT, cs_col_type_ref(child->schema), &child, 1);
     return &f->base;
+}
+
+void cs_sql_op_filter_reads(cs_sql_op *op, const bool *read, int n)
+{
+    if (op->vt != &FILTER_VT || n != op->schema->n_fields) return;
+    filter_op *f = (filter_op *)op;
+    free(f->read);
+    f->read = cs_xmalloc(sizeof *f->read * (size_t)(n ? n : 1));
+    for (int i = 0; i < n; i++)
+        f->read[i] = read[i];
 }

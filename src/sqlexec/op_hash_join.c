@@ -26,9 +26,9 @@
  * ones (semi building left).
  *
  * A broadcast build side (cs_join_spec.build_broadcast) is not read by the task: the table of the
- * process (hash_join_table.c's shared table, built once by the first task that asks) is probed
- * in place, only the matched flags being the task's; it never spills (a broadcast is built whole,
- * as Spark's broadcast relation).
+ * process (hash_join_shared.c's shared table, built once by the first task that asks, helped by
+ * the tasks that ask meanwhile) is probed in place, only the matched flags being the task's; it
+ * never spills (a broadcast is built whole, as Spark's broadcast relation).
  *
  * Grace hash join: when the task is over its execution memory while the build side is read
  * (cs_sql_should_spill), both sides are partitioned by the top bits of their key hashes into 16

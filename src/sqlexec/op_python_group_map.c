@@ -337,12 +337,12 @@ static int grp_open(cs_sql_op *op, const cs_sql_exec_ctx *ctx, cs_error *err)
         .conf_values = values,
         .n_udfs = 1,
         .udfs = &cmd,
-        .partition_id = (int)ctx->partition_id,
         .cancelled = ctx->cancelled,
         .factory = ctx->py_workers,
         .reuse = ctx->py_reuse,
         .faulthandler = o->faulthandler,
     };
+    cs_py_worker_spec_task(&spec, ctx);
     o->worker = cs_py_worker_start(&spec, err);
     if (!o->worker) return err->code;
     if (o->cogroup) {

@@ -36,6 +36,18 @@ static int no_kernel(const cs_pexpr *e, cs_error *err)
                         e->kind == CS_PX_IN ? "in" : e->fn, types, to);
 }
 
+/* Whether call e's kernel k never fails at run time, so that AND, OR, CASE and the like may
+ * evaluate it on every row of a batch: the comparisons of primitive values, not, isnull,
+ * isnotnull and LIKE without an escape argument. */
+static bool never_raises(const cs_pexpr *e, const cs_col_type *const *at, cs_px_kernel k)
+{
+    const char *fn = e->fn;
+    if (e->n_args == 1 && (!strcmp(fn, "not") || !strcmp(fn, "isnull") || !strcmp(fn, "isnotnull")))
+        return true;
+    if (e->n_args == 2 && !strcmp(fn, "like") && at[0]->id == CS_TYPE_STRING) return true;
+    return k == cs_px_compare_lookup(fn, at, e->n_args, e->type);
+}
+
 static int build(cs_px_node *n, const cs_pexpr *e, const cs_col_type *schema, cs_error *err)
 {
     n->e = e;
@@ -96,7 +108,7 @@ static int build(cs_px_node *n, const cs_pexpr *e, const cs_col_type *schema, cs
         if (!n->kernel) return no_kernel(e, err);
         if (cs_px_is_random(e->fn)) n->rng = cs_xcalloc(1, sizeof *n->rng);
         /* arithmetic and the other functions Spark checks at run time */
-        n->could_raise = true;
+        n->could_raise = n->could_raise || !never_raises(e, at, n->kernel);
         return CS_OK;
     }
     return CS_OK;

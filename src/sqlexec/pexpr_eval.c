@@ -4,7 +4,8 @@
  * NVL evaluate a branch that could raise only on the rows that reach it (a sub-batch taken with
  * cs_col_batch_take, the branch's rows scattered back with cs_px_merge), as Spark evaluates them
  * row by row — `CASE WHEN x <> 0 THEN 1 / x END` never divides by zero. Branches that cannot
- * raise are evaluated on the whole batch (cheaper than a gather). With a cache (pexpr_cse.c) a
+ * raise are evaluated on the whole batch (cheaper than a gather), and AND / OR then combine the
+ * two sides' bitmaps a byte of rows at a time. With a cache (pexpr_cse.c) a
  * subexpression shared across an operator's programs is evaluated once per batch. Called by the
  * operators.
  */
@@ -62,6 +63,35 @@ static inline int bool_at(const cs_column *c, int64_t r)
     return cs_bit_get(c->values, r);
 }
 
+/* AND / OR of two boolean columns of `rows` rows, eight rows a byte, in Spark's three-valued logic:
+ * AND is false where either side is false, true where both are true, else null (OR: the dual).
+ * Null rows' value bits are 0; no bitmap when no row is null. */
+static cs_column *and_or_bits(const cs_column *l, const cs_column *r, int64_t rows, bool is_and,
+                              const cs_col_type *type, cs_col_allocator *alloc)
+{
+    cs_column *res = cs_px_new_fixed(alloc, type, rows);
+    cs_px_ensure_validity(res);
+    int64_t bytes = (rows + 7) / 8, nulls = 0;
+    for (int64_t k = 0; k < bytes; k++) {
+        unsigned lk = l->validity ? l->validity[k] : 0xFFu,
+                 rk = r->validity ? r->validity[k] : 0xFFu;
+        unsigned lt = lk & l->values[k], lf = lk & ~(unsigned)l->values[k];
+        unsigned rt = rk & r->values[k], rf = rk & ~(unsigned)r->values[k];
+        unsigned t = is_and ? lt & rt : lt | rt, f = is_and ? lf | rf : lf & rf;
+        unsigned in = k == bytes - 1 && rows % 8 ? (1u << (rows % 8)) - 1 : 0xFFu;
+        res->values[k] = (uint8_t)(t & in);
+        res->validity[k] = (uint8_t)((t | f) & in);
+        nulls += __builtin_popcount(~(t | f) & in);
+    }
+    res->null_count = nulls;
+    if (nulls == 0) { /* as cs_px_and_validity leaves a column without nulls */
+        cs_col_buffer_free(res->alloc, res->validity, res->validity_size);
+        res->validity = NULL;
+        res->validity_size = 0;
+    }
+    return res;
+}
+
 static int eval_and_or(const cs_px_node *n, cs_col_batch *b, const eval_env *env, bool is_and,
                        cs_column **out)
 {
@@ -70,6 +100,24 @@ static int eval_and_or(const cs_px_node *n, cs_col_batch *b, const eval_env *env
     int rc = eval_node(&n->children[0], b, env, &l);
     if (rc) return rc;
     int64_t ls = cs_px_stride(l, rows);
+    if (!n->children[1].could_raise && n->children[1].e->kind != CS_PX_LITERAL && ls == 1 &&
+        rows > 1) {
+        /* a right side that cannot raise is evaluated on every row anyway (eval_branch): the
+         * sides combine a byte of rows at a time, no per-row walk */
+        cs_column *r;
+        rc = eval_node(&n->children[1], b, env, &r);
+        if (rc) {
+            cs_column_unref(l);
+            return rc;
+        }
+        if (r->length == rows) {
+            *out = and_or_bits(l, r, rows, is_and, n->e->type, env->alloc);
+            cs_column_unref(l);
+            cs_column_unref(r);
+            return CS_OK;
+        }
+        cs_column_unref(r); /* a literal: the walk below */
+    }
     /* rows whose result the left side does not decide */
     int32_t *idx = cs_xmalloc(sizeof *idx * (size_t)(rows ? rows : 1));
     int64_t m = 0;

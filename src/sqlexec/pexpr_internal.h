@@ -155,6 +155,12 @@ static inline void cs_px_set_null(cs_column *c, int64_t i)
 /* c's validity := the AND of the args' validity over n rows (nulls in, nulls out: Spark's
  * null-intolerant functions); leaves c without a bitmap when no argument has nulls. */
 void cs_px_and_validity(cs_column *c, cs_column *const *args, int n_args, int64_t n);
+/* A dictionary-encoded string column x of n rows whose predicate against a literal pays to be
+ * evaluated per dictionary entry (no more entries than rows), kernels_dict.c. */
+bool cs_px_dict_pays(const cs_column *x, int64_t n);
+/* r's value bits (a boolean column of n rows, validity already set) from entry[e] (0 or 1), the
+ * predicate's result on x's dictionary entry e, by each valid row's index. */
+void cs_px_dict_spread(cs_column *r, const cs_column *x, const uint8_t *entry, int64_t n);
 /* A column of n nulls of type. */
 cs_column *cs_px_all_null(cs_col_allocator *alloc, const cs_col_type *type, int64_t n);
 /* Bytes of string/binary row i*stride of c. */

@@ -646,6 +646,13 @@ static cs_sql_op *build_unary(const cs_phys_node *n, cs_sql_op *child, cs_error 
         cs_pexpr **e = cs_xcalloc((size_t)n->n_exprs + 1, sizeof *e);
         for (int i = 0; i < n->n_exprs; i++)
             e[i] = cs_pexpr_clone(n->exprs[i]);
+        /* a Filter below compacts only the columns the project reads */
+        int nc = child->schema->n_fields;
+        bool *read = cs_xcalloc((size_t)nc + 1, sizeof *read);
+        for (int i = 0; i < n->n_exprs; i++)
+            mark_read(n->exprs[i], nc, read);
+        cs_sql_op_filter_reads(child, read, nc);
+        free(read);
         cs_sql_op *op = cs_sql_op_project(child, e, n->n_exprs, cs_col_type_ref(n->schema));
         free(e);
         return op;
@@ -773,6 +780,7 @@ static cs_sql_op *build(const cs_phys_node *n, const cs_phys_inputs *in, int dep
     case CS_PH_EXCHANGE:
     case CS_PH_BROADCAST_EXCHANGE:
     case CS_PH_COALESCE:
+    case CS_PH_REUSED_EXCHANGE:
         return cs_error_set(err, CS_EINVAL,
                             "%s below the root of a task's tree (the driver cuts stages there)",
                             cs_phys_node_name(n)),

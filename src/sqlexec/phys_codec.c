@@ -648,6 +648,7 @@ static int fields_from(decoder *d, const Cspark__SqlPlanNode *pb, cs_phys_node *
         n->seed = pb->seed;
         return CS_OK;
     case CS_PH_COALESCE: /* the driver's only (kinds past SAMPLE are refused before) */
+    case CS_PH_REUSED_EXCHANGE:
         return bad(d, "a Coalesce in a task's plan");
     case CS_PH_PYTHON_EVAL: { /* UDF counts are phys_build's to check against the schema */
         /* grouped maps: [length, n_keys, ords...]; cogrouped maps: that for each of 2 children
@@ -666,6 +667,7 @@ static int fields_from(decoder *d, const Cspark__SqlPlanNode *pb, cs_phys_node *
         n->py_safe_cast = pb->py_safe_cast;
         n->py_columns_by_name = pb->py_columns_by_name;
         n->py_faulthandler = pb->py_faulthandler;
+        n->py_barrier = pb->py_barrier;
         if (pb->py_eval_type == 202 || pb->py_eval_type == 203) {
             /* AggregateInPandas: its grouping keys; WindowInPandas: its partition keys, its
              * order keys */

@@ -23,6 +23,7 @@ typedef struct pool {
     size_t n, cap;
     int rc;
     cs_error *err;
+    bool canonical; /* cs_phys_encode_node_canonical: no plan id, unnamed output, no children */
 } pool;
 
 static void *pool_keep(pool *pl, void *p)
@@ -210,9 +211,11 @@ static Cspark__SqlPlanNode *node_pb(pool *pl, const cs_phys_node *n, int depth)
     }
     Cspark__SqlPlanNode *pb = NEW(pl, Cspark__SqlPlanNode, CSPARK__SQL_PLAN_NODE__INIT);
     pb->kind = n->kind;
-    pb->id = n->id;
+    pb->id = pl->canonical ? 0 : n->id;
     pb->schema = type_pb(pl, n->schema);
-    if (n->n_children > 0) {
+    for (size_t i = 0; pl->canonical && pb->schema && i < pb->schema->n_fields; i++)
+        pb->schema->fields[i]->name = (char *)""; /* the pool still frees the copied name */
+    if (n->n_children > 0 && !pl->canonical) {
         pb->n_children = (size_t)n->n_children;
         pb->children = pool_alloc(pl, sizeof *pb->children * (size_t)n->n_children);
         for (int i = 0; i < n->n_children; i++) {
@@ -321,6 +324,7 @@ static Cspark__SqlPlanNode *node_pb(pool *pl, const cs_phys_node *n, int depth)
     pb->py_safe_cast = n->py_safe_cast;
     pb->py_columns_by_name = n->py_columns_by_name;
     pb->py_faulthandler = n->py_faulthandler;
+    pb->py_barrier = n->py_barrier;
     pb->n_py_udfs = (size_t)(n->n_py_udfs > 0 ? n->n_py_udfs : 0);
     pb->py_udfs = pool_alloc(pl, sizeof *pb->py_udfs * (pb->n_py_udfs + 1));
     for (size_t i = 0; i < pb->n_py_udfs; i++) {
@@ -351,10 +355,10 @@ static Cspark__SqlPlanNode *node_pb(pool *pl, const cs_phys_node *n, int depth)
     return pb;
 }
 
-int cs_phys_encode(const cs_phys_node *root, cs_sbuf *out, cs_error *err)
+static int encode(const cs_phys_node *root, bool canonical, cs_sbuf *out, cs_error *err)
 {
     if (!root) return cs_error_set(err, CS_EINVAL, "SQL plan: no tree to encode");
-    pool pl = {.err = err};
+    pool pl = {.err = err, .canonical = canonical};
     Cspark__SqlPlan plan = CSPARK__SQL_PLAN__INIT;
     plan.root = node_pb(&pl, root, 0);
     int rc = pl.rc;
@@ -366,4 +370,14 @@ int cs_phys_encode(const cs_phys_node *root, cs_sbuf *out, cs_error *err)
     }
     pool_free(&pl);
     return rc;
+}
+
+int cs_phys_encode(const cs_phys_node *root, cs_sbuf *out, cs_error *err)
+{
+    return encode(root, false, out, err);
+}
+
+int cs_phys_encode_node_canonical(const cs_phys_node *n, cs_sbuf *out, cs_error *err)
+{
+    return encode(n, true, out, err);
 }

@@ -13,7 +13,9 @@
  * cs_phys_plan_info gives the same tree as Spark's SparkPlanInfo (the sparkPlanInfo of a
  * SQLExecutionStart event, which the SQL tab of cspark's UI and of Spark's History Server draw):
  * per node its nodeName, its simpleString (the EXPLAIN line: name and arguments), children,
- * metadata and metrics (empty: cspark's operators keep no SQL metrics yet).
+ * metadata and metrics (empty: cspark's operators keep no SQL metrics yet); a ReusedExchange's
+ * child is the exchange it reads, as Spark's SparkPlanInfo.fromSparkPlan gives it (the UI then
+ * draws an edge to that exchange).
  *
  * Called by the session for EXPLAIN and the SQL tab. Ownership: the tree is borrowed.
  */
@@ -374,14 +376,16 @@ static void window_expr(const cs_phys_node *n, const cs_window_fn *f, const cs_c
 }
 
 /* A broadcast's mode: a hash join's build keys ("HashedRelationBroadcastMode(List(input[0,
- * bigint, false]),false)"), else the rows as they are. */
-static void broadcast_mode(const cs_phys_node *n, const cs_phys_node *parent, cs_sbuf *out)
+ * bigint, false]),false)"), else the rows as they are. at: the parent's child it is read by (n,
+ * or a ReusedExchange of n). */
+static void broadcast_mode(const cs_phys_node *n, const cs_phys_node *parent,
+                           const cs_phys_node *at, cs_sbuf *out)
 {
     if (!parent || parent->kind != CS_PH_HASH_JOIN || n->n_children != 1) {
         cs_sbuf_puts(out, " IdentityBroadcastMode");
         return;
     }
-    bool left = parent->children[0] == n;
+    bool left = parent->children[0] == at;
     const int *keys = left ? parent->left_keys : parent->right_keys;
     const cs_col_type *in = n->children[0]->schema;
     cs_sbuf_puts(out, " HashedRelationBroadcastMode(List(");
@@ -579,7 +583,7 @@ static void args(const cs_phys_node *n, const cs_phys_node *parent, cs_sbuf *out
                        (long long)n->seed);
         return;
     case CS_PH_BROADCAST_EXCHANGE:
-        broadcast_mode(n, parent, out);
+        broadcast_mode(n, parent, n, out);
         cs_sbuf_printf(out, ", [plan_id=%d]", n->id);
         return;
     case CS_PH_HASH_JOIN: {
@@ -610,6 +614,20 @@ static void args(const cs_phys_node *n, const cs_phys_node *parent, cs_sbuf *out
         }
         return;
     case CS_PH_UNION:
+        return;
+    case CS_PH_REUSED_EXCHANGE: /* "ReusedExchange [a, b], Exchange hashpartitioning(a, 200), ..."
+                                 */
+        cs_sbuf_puts(out, " [");
+        names(n->schema, ", ", out);
+        cs_sbuf_puts(out, "]");
+        if (n->reused && n->reused->kind == CS_PH_BROADCAST_EXCHANGE) {
+            cs_sbuf_puts(out, ", BroadcastExchange");
+            broadcast_mode(n->reused, parent, n, out);
+            cs_sbuf_printf(out, ", [plan_id=%d]", n->reused->id);
+        } else if (n->reused) {
+            cs_sbuf_printf(out, ", %s", cs_phys_node_name(n->reused));
+            args(n->reused, parent, out);
+        }
         return;
     }
 }
@@ -664,6 +682,8 @@ static json_t *plan_info(const cs_phys_node *n, const cs_phys_node *parent, cs_s
     for (int i = 0; depth < 500 && i < n->n_children; i++)
         if (n->children[i])
             json_array_append_new(children, plan_info(n->children[i], n, line, depth + 1));
+    if (n->kind == CS_PH_REUSED_EXCHANGE && n->reused && depth < 500) /* Spark's: its exchange */
+        json_array_append_new(children, plan_info(n->reused, n, line, depth + 1));
     json_object_set_new(o, "children", children);
     json_object_set_new(o, "metadata", json_object());
     json_object_set_new(o, "metrics", json_array());

@@ -117,6 +117,14 @@ void cs_phys_free(cs_phys_node *n)
     free(n);
 }
 
+bool cs_phys_has_barrier(const cs_phys_node *n)
+{
+    if (n->kind == CS_PH_PYTHON_EVAL && n->py_barrier) return true;
+    for (int i = 0; i < n->n_children; i++)
+        if (n->children[i] && cs_phys_has_barrier(n->children[i])) return true;
+    return false;
+}
+
 const char *cs_phys_node_name(const cs_phys_node *n)
 {
     switch (n->kind) {
@@ -190,6 +198,8 @@ const char *cs_phys_node_name(const cs_phys_node *n)
         return "Sample";
     case CS_PH_COALESCE:
         return "Coalesce";
+    case CS_PH_REUSED_EXCHANGE:
+        return "ReusedExchange";
     }
     return "Unknown";
 }

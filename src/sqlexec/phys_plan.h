@@ -69,11 +69,14 @@ typedef enum cs_phys_kind {
     CS_PH_NESTED_LOOP_JOIN, /* BroadcastNestedLoopJoinExec / CartesianProductExec */
     CS_PH_UNION,            /* UnionExec: children's partitions... in one task: one after another */
     /* unary, added later */
-    CS_PH_PYTHON_EVAL, /* ArrowEvalPythonExec / BatchEvalPythonExec: Python UDFs (py_*) */
-    CS_PH_SAMPLE,      /* SampleExec: sample_lower, sample_upper, with_replacement, seed */
-    CS_PH_COALESCE     /* CoalesceExec: num_partitions; the driver's only (never in a task's
-                          tree: its child becomes a node of its own, read through a
-                          CoalescedRDD of it, see session/query_run.c) */
+    CS_PH_PYTHON_EVAL,    /* ArrowEvalPythonExec / BatchEvalPythonExec: Python UDFs (py_*) */
+    CS_PH_SAMPLE,         /* SampleExec: sample_lower, sample_upper, with_replacement, seed */
+    CS_PH_COALESCE,       /* CoalesceExec: num_partitions; the driver's only (never in a task's
+                             tree: its child becomes a node of its own, read through a
+                             CoalescedRDD of it, see session/query_run.c) */
+    CS_PH_REUSED_EXCHANGE /* ReusedExchangeExec: a leaf reading the output of exchange `reused`
+                             (plan id `input`) a second time: its shuffle or broadcast is made
+                             once (sql/exchange_reuse.h). The driver's only */
 } cs_phys_kind;
 
 /* Spark's Partitioning of an exchange's output. */
@@ -146,8 +149,12 @@ struct cs_phys_node {
     int64_t range_start, range_end, range_step;
     int num_slices;
 
-    /* SHUFFLE_READ, BROADCAST_READ, PARENT_READ: which input of the stage */
+    /* SHUFFLE_READ, BROADCAST_READ, PARENT_READ: which input of the stage; REUSED_EXCHANGE:
+     * the plan id of the exchange it reads */
     int input;
+    /* REUSED_EXCHANGE: the exchange it reads (borrowed: a node of the same plan, kept until the
+     * plan is freed; its partitioning fields are copied into the leaf) */
+    const cs_phys_node *reused;
 
     /* FILTER: condition; PROJECT: exprs (names in schema); EXCHANGE: hash keys */
     cs_pexpr *condition;
@@ -205,6 +212,7 @@ struct cs_phys_node {
     bool py_safe_cast;       /* spark.sql.execution.pandas.convertToArrowArraySafely */
     bool py_columns_by_name; /* ...pandas.groupedMap.assignColumnsByName */
     bool py_faulthandler;    /* spark.sql.execution.pyspark.udf.faulthandler.enabled */
+    bool py_barrier;         /* mapInPandas(barrier=True): its stage is a barrier stage */
     int n_py_udfs;
     cs_phys_py_udf *py_udfs;
 
@@ -242,6 +250,9 @@ struct cs_phys_node {
 /* A zeroed node of kind with room for n_children (NULL) children; schema taken over. */
 cs_phys_node *cs_phys_new(cs_phys_kind kind, cs_col_type *schema, int n_children);
 void cs_phys_free(cs_phys_node *n);
+/* Whether the tree runs a Python function in barrier mode (py_barrier: mapInPandas(barrier=True)),
+ * which makes the stage that runs it a barrier stage. */
+bool cs_phys_has_barrier(const cs_phys_node *n);
 /* Spark's name of a node in EXPLAIN ("HashAggregate", "Exchange", "BroadcastHashJoin", ...). */
 const char *cs_phys_node_name(const cs_phys_node *n);
 /* A join's condition input: left's fields then right's (a new struct type). */
@@ -277,6 +288,9 @@ cs_sql_op *cs_phys_build(const cs_phys_node *root, const cs_phys_inputs *in, cs_
 
 /* Appends the encoded tree to out. */
 int cs_phys_encode(const cs_phys_node *root, cs_sbuf *out, cs_error *err);
+/* Appends node n alone (no children) as its wire form with the plan id 0 and its output
+ * columns unnamed: what Spark's canonicalized keeps of a node (phys_canonical.h). */
+int cs_phys_encode_node_canonical(const cs_phys_node *n, cs_sbuf *out, cs_error *err);
 /* The tree encoded in buf[0..len), validated (ordinals within their inputs, kinds known): NULL
  * + CS_EPROTO naming what is wrong. */
 cs_phys_node *cs_phys_decode(const uint8_t *buf, size_t len, cs_error *err);

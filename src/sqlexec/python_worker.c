@@ -112,16 +112,21 @@ static void put_header(cs_sbuf *b, const cs_py_worker_spec *s)
 {
     put_int(b, s->partition_id); /* split index */
     put_str(b, s->python_ver);
-    put_bool(b, false); /* not a barrier task */
-    put_int(b, -1);     /* barrier server port */
-    put_str(b, "");     /* barrier secret */
+    bool barrier = s->barrier_port > 0; /* BarrierTaskContext: its service's port and secret */
+    put_bool(b, barrier);
+    put_int(b, barrier ? s->barrier_port : -1);
+    put_str(b, barrier ? s->barrier_secret : "");
     put_int(b, s->stage_id);
     put_int(b, s->partition_id);
     put_int(b, s->attempt);
     put_long(b, s->task_attempt_id);
-    put_int(b, 1); /* cpus */
-    put_int(b, 0); /* resources */
-    put_int(b, 0); /* local properties */
+    put_int(b, 1);               /* cpus */
+    put_int(b, 0);               /* resources */
+    put_int(b, barrier ? 1 : 0); /* local properties: a barrier task's "addresses" */
+    if (barrier) {
+        put_str(b, "addresses");
+        put_str(b, s->barrier_addresses ? s->barrier_addresses : "");
+    }
     put_files(b);
     put_bool(b, false); /* no broadcast decryption server */
     put_int(b, 0);      /* broadcast variables */
@@ -168,6 +173,17 @@ static int64_t now_ms(void)
 static bool is_cancelled(const cs_py_worker *w)
 {
     return w->cancelled && atomic_load(w->cancelled);
+}
+
+void cs_py_worker_spec_task(cs_py_worker_spec *spec, const cs_sql_exec_ctx *ctx)
+{
+    spec->partition_id = (int)ctx->partition_id;
+    spec->stage_id = ctx->stage_id;
+    spec->attempt = ctx->attempt_number;
+    spec->task_attempt_id = ctx->task_attempt_id;
+    spec->barrier_port = ctx->barrier_port;
+    spec->barrier_secret = ctx->barrier_secret;
+    spec->barrier_addresses = ctx->barrier_addresses;
 }
 
 /* The worker's connection: it sends the secret, we answer "ok", it sends its pid. */

@@ -46,6 +46,7 @@
 #include <stdint.h>
 
 #include "common/err.h"
+#include "sqlexec/exec_ctx.h"
 #include "sqlexec/python_worker_factory.h"
 
 /* PySpark's PythonEvalType values cspark runs. */
@@ -95,6 +96,10 @@ typedef struct cs_py_worker_spec {
     /* the TaskContext the UDF sees */
     int stage_id, partition_id, attempt;
     int64_t task_attempt_id;
+    /* a barrier task's (BarrierTaskContext): the executor's service port (0: not a barrier task),
+     * its secret and the "addresses" local property (getTaskInfos) */
+    int barrier_port;
+    const char *barrier_secret, *barrier_addresses;
     const _Atomic int *cancelled; /* the task's kill flag (NULL: never) */
     /* the executor's workers (python_worker_factory.h): the worker comes from there and goes
      * back there; NULL: a simple worker of this task alone (`-m pyspark.worker`) */
@@ -108,6 +113,10 @@ typedef struct cs_py_worker_spec {
 } cs_py_worker_spec;
 
 typedef struct cs_py_worker cs_py_worker;
+
+/* The TaskContext of spec from the task's ctx: its partition, stage, attempt number and task
+ * attempt id, and a barrier task's BarrierTaskContext service (port, secret, addresses). */
+void cs_py_worker_spec_task(cs_py_worker_spec *spec, const cs_sql_exec_ctx *ctx);
 
 /* Starts the worker and queues the header: NULL + err (naming the interpreter) when it cannot be
  * started or does not connect back within 60 s. */

@@ -2,7 +2,8 @@
  * shuffle_partitions_util.h — Spark's ShufflePartitionsUtil.coalescePartitions (adaptive
  * execution's CoalesceShufflePartitions): once the map stages of the shuffles a stage reads have
  * run, their reduce partitions' sizes (MapOutputStatistics.bytesByPartitionId, summed over the
- * maps) decide how many tasks read them. Neighbouring partitions are packed into one task
+ * maps; cspark's are the blocks' raw bytes before stream compression, cs_scheduler_shuffle_sizes)
+ * decide how many tasks read them. Neighbouring partitions are packed into one task
  * (CoalescedPartitionSpec: partitions [start, end) of every shuffle the stage reads) until the
  * next one would bring it over the target size:
  *

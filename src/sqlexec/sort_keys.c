@@ -392,14 +392,23 @@ static cs_column *decode_column(const uint8_t **cur, int64_t n, cs_col_type *typ
                 cur[i] = p;
                 continue;
             }
+            /* runs up to each zero byte: 0x00 0x00 ends the value, 0x00 0xFF is a zero in it */
+            size_t run = strlen((const char *)p);
+            if (p[run + 1] == 0) { /* no zero inside: the bytes as they stand */
+                cs_col_builder_append_string(b, run ? (const void *)p : "", run);
+                cur[i] = p + run + 2;
+                continue;
+            }
             sb.len = 0;
             for (;;) {
-                if (p[0] == 0 && p[1] == 0) break;
-                cs_sbuf_putc(&sb, (char)p[0]);
-                p += p[0] == 0 ? 2 : 1;
+                run = strlen((const char *)p);
+                bool end = p[run + 1] == 0;
+                cs_sbuf_append(&sb, p, end ? run : run + 1);
+                p += run + 2;
+                if (end) break;
             }
             cs_col_builder_append_string(b, sb.len ? sb.data : "", sb.len);
-            cur[i] = p + 2;
+            cur[i] = p;
         }
         cs_sbuf_free(&sb);
     } else if (id == CS_TYPE_NULL) {

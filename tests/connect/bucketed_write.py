@@ -17,30 +17,12 @@ import os
 import re
 import sys
 
-from pyspark.errors import AnalysisException
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
+from connect_checks import check, raises
 
 spark = SparkSession.builder.remote(sys.argv[1]).getOrCreate()
 scratch = sys.argv[2]
-
-
-def check(cond, what):
-    if not cond:
-        print("FAIL: %s" % what, file=sys.stderr)
-        sys.exit(1)
-
-
-def raises(fn, error_class, *words):
-    try:
-        fn()
-    except AnalysisException as e:
-        text = str(e)
-        check(e.getCondition() == error_class, "%s: got %s (%s)" % (error_class, e.getCondition(), text.splitlines()[0]))
-        for w in words:
-            check(w in text, "%s names %r: %s" % (error_class, w, text.splitlines()[0]))
-        return
-    check(False, "expected %s" % error_class)
 
 
 # test_readwriter.py::test_bucketed_write, its calls as written there

@@ -15,31 +15,13 @@ import os
 import shutil
 import sys
 
-from pyspark.errors import AnalysisException
 from pyspark.sql import SparkSession
 from pyspark.sql.types import IntegerType, StructField, StructType
+from connect_checks import check, raises
 
 spark = SparkSession.builder.remote(sys.argv[1]).getOrCreate()
 scratch = sys.argv[2]
 cat = spark.catalog
-
-
-def check(cond, what):
-    if not cond:
-        print("FAIL: %s" % what, file=sys.stderr)
-        sys.exit(1)
-
-
-def raises(fn, error_class, *words):
-    try:
-        fn()
-    except AnalysisException as e:
-        text = str(e)
-        check(e.getCondition() == error_class, "%s: got %s" % (error_class, e.getCondition()))
-        for w in words:
-            check(w in text, "%s names %r: %s" % (error_class, w, text.splitlines()[0]))
-        return
-    check(False, "expected %s" % error_class)
 
 
 def sql(q):

@@ -19,15 +19,10 @@ import pandas as pd
 import pyarrow as pa
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
+from connect_checks import check, error_of_udf
 
 url, out_path = sys.argv[1], sys.argv[2]
 spark = SparkSession.builder.remote(url).getOrCreate()
-
-
-def check(cond, what):
-    if not cond:
-        print("FAIL: %s" % what, file=sys.stderr)
-        sys.exit(1)
 
 
 def sizes(l, r):
@@ -178,16 +173,8 @@ check(sorted(r[1:] for r in table("pandas_string_int_keys")) == [(0, 6)] * 5 + [
       "string and int keys never meet: %r" % table("pandas_string_int_keys"))
 
 
-def error_of(fn):
-    try:
-        fn()
-    except Exception as e:
-        return {"type": type(e).__name__, "message_has_cause": "on purpose" in str(e)}
-    return None
-
-
 errors = {
-    "pandas_raises": error_of(lambda: left.groupBy("k").cogroup(right.groupBy("k"))
+    "pandas_raises": error_of_udf(lambda: left.groupBy("k").cogroup(right.groupBy("k"))
                               .applyInPandas(raises, "k long").collect()),
 }
 check(errors["pandas_raises"] and errors["pandas_raises"]["type"] == "PythonException"

@@ -8,26 +8,13 @@ Exits 1 naming the first check that fails.
 """
 import sys
 
-from pyspark.errors import AnalysisException, IllegalArgumentException, ParseException
+from pyspark.errors import IllegalArgumentException, ParseException
 from pyspark.sql import Row, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.types import IntegerType, LongType, StringType, StructField, StructType
+from connect_checks import check, condition_of
 
 spark = SparkSession.builder.remote(sys.argv[1]).getOrCreate()
-
-
-def check(cond, what):
-    if not cond:
-        print("FAIL: %s" % what, file=sys.stderr)
-        sys.exit(1)
-
-
-def error_class(fn):
-    try:
-        fn()
-    except AnalysisException as e:
-        return e.getCondition()
-    return None
 
 
 # Column.withField / dropFields: the struct rebuilt, nested names, a null struct stays null
@@ -43,7 +30,7 @@ check(r.asDict(True) == {"c": 2, "d": {"f": 4}}, "dropFields: %r" % (r,))
 nulls = spark.createDataFrame([(None,), ((1,),)], "s struct<x: int>")
 rows = nulls.select(F.col("s").withField("y", F.lit(2)).alias("s")).collect()
 check([x.s for x in rows] == [None, Row(x=1, y=2)], "withField on a null struct: %r" % (rows,))
-check(error_class(lambda: df.select(F.col("a").dropFields("b", "c", "d")).schema)
+check(condition_of(lambda: df.select(F.col("a").dropFields("b", "c", "d")).schema)
       == "CANNOT_DROP_ALL_FIELDS", "dropFields of every field")
 
 # DataFrame.to(schema): nested struct fields by name, up-casts only, nullability kept
@@ -53,16 +40,16 @@ to = src.select(F.struct("i", "j").alias("s")).to(StructType([StructField("s", i
 check(to.schema == StructType([StructField("s", inner, False)]), "to(): schema %r" % (to.schema,))
 check(to.first().s == Row(j="1", i="a"), "to(): nested fields by name: %r" % (to.first(),))
 check(src.to(StructType([StructField("j", LongType())])).first() == Row(j=1), "to(): int up-cast")
-check(error_class(lambda: src.to(StructType([StructField("i", LongType())])).collect())
+check(condition_of(lambda: src.to(StructType([StructField("i", LongType())])).collect())
       == "INVALID_COLUMN_OR_FIELD_DATA_TYPE", "to(): string is no up-cast to bigint")
-check(error_class(lambda: src.to(StructType([StructField("j", IntegerType(), False)])).collect())
+check(condition_of(lambda: src.to(StructType([StructField("j", IntegerType(), False)])).collect())
       == "NULLABLE_COLUMN_OR_FIELD", "to(): a nullable column where non-nullable is required")
 
 # spark.sql.crossJoin.enabled=false: an implicit cartesian product is refused, crossJoin is not
 a, b = spark.range(2).toDF("a"), spark.range(3).toDF("b")
 spark.conf.set("spark.sql.crossJoin.enabled", False)
 try:
-    check(error_class(lambda: a.join(b, how="inner").collect()) is not None,
+    check(condition_of(lambda: a.join(b, how="inner").collect()) is not None,
           "a join without a condition under crossJoin.enabled=false")
     check(a.crossJoin(b).count() == 6, "an explicit crossJoin under crossJoin.enabled=false")
     check(a.join(b, a.a == b.b).count() == 2, "a join with a condition")
@@ -86,7 +73,7 @@ except IllegalArgumentException:
 
 # unpivot of values without a common type: Spark's error class, not stack()'s
 u = spark.createDataFrame([(1, 10, "x")], ["id", "int", "str"])
-check(error_class(lambda: u.unpivot("id", ["int", "str"], "var", "val").collect())
+check(condition_of(lambda: u.unpivot("id", ["int", "str"], "var", "val").collect())
       == "UNPIVOT_VALUE_DATA_TYPE_MISMATCH", "unpivot of an int and a string")
 check(u.unpivot("id", ["int", "id"], "var", "val").count() == 2, "unpivot of two numbers")
 

@@ -26,23 +26,10 @@ from pyspark.errors import AnalysisException, IllegalArgumentException, PySparkE
 from pyspark.sql import Row, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.types import IntegerType, StringType, StructField, StructType
+from connect_checks import check, condition_of
 
 spark = SparkSession.builder.remote(sys.argv[1]).getOrCreate()
 scratch = sys.argv[2]
-
-
-def check(cond, what):
-    if not cond:
-        print("FAIL: %s" % what, file=sys.stderr)
-        sys.exit(1)
-
-
-def condition_of(fn, kind=AnalysisException):
-    try:
-        fn()
-    except kind as e:
-        return e.getCondition()
-    return None
 
 
 # input_files_list_each_file: inputFiles() names every data file of the relation (not its

@@ -21,16 +21,12 @@ import grpc
 import h2.config
 import h2.connection
 import h2.events
+from connect_checks import fail
 
 port, max_message, token = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 target = "127.0.0.1:%d" % port
 auth = [("authorization", "Bearer " + token)]
 SERVICE = "/spark.connect.SparkConnectService/"
-
-
-def fail(what):
-    print("FAIL: %s" % what, file=sys.stderr)
-    sys.exit(1)
 
 
 def config_request():

@@ -17,13 +17,9 @@ import uuid
 from pyspark.errors import PySparkException
 from pyspark.sql import SparkSession
 from pyspark.sql.functions import udf
+from connect_checks import fail
 
 port, log = int(sys.argv[1]), sys.argv[2]
-
-
-def fail(what):
-    print("FAIL: %s" % what, file=sys.stderr)
-    sys.exit(1)
 
 
 def closed_in_log(sid):

@@ -16,15 +16,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
+from connect_checks import check, error_of_udf
 
 url, out_path = sys.argv[1], sys.argv[2]
 spark = SparkSession.builder.remote(url).getOrCreate()
-
-
-def check(cond, what):
-    if not cond:
-        print("FAIL: %s" % what, file=sys.stderr)
-        sys.exit(1)
 
 
 def evens(it):
@@ -162,16 +157,8 @@ check(["'ANN'", "31"] in results["arrow_strings"]["rows"] and
       ["None", "7"] in results["arrow_strings"]["rows"], "mapInArrow over strings and nulls")
 
 
-def error_of(fn):
-    try:
-        fn()
-    except Exception as e:
-        return {"type": type(e).__name__, "message_has_cause": "on purpose" in str(e)}
-    return None
-
-
 errors = {
-    "pandas_raises": error_of(lambda: spark.range(0, 5).mapInPandas(raises, "id long").collect()),
+    "pandas_raises": error_of_udf(lambda: spark.range(0, 5).mapInPandas(raises, "id long").collect()),
 }
 check(errors["pandas_raises"] and errors["pandas_raises"]["type"] == "PythonException"
       and errors["pandas_raises"]["message_has_cause"], "a raising function: %r" % errors)

@@ -16,22 +16,9 @@ import sys
 from pyspark.errors import DateTimeException, NumberFormatException, SparkRuntimeException
 from pyspark.sql import Row, SparkSession, Window
 from pyspark.sql import functions as F
+from connect_checks import check, raised
 
 spark = SparkSession.builder.remote(sys.argv[1]).getOrCreate()
-
-
-def check(cond, what):
-    if not cond:
-        print("FAIL: %s" % what, file=sys.stderr)
-        sys.exit(1)
-
-
-def raised(fn):
-    try:
-        fn()
-    except Exception as e:  # noqa: BLE001 - the type is what is checked
-        return e
-    return None
 
 
 # first_last_ignore_nulls_side_by_side: first(x) and first(x, ignorenulls=True) in one

@@ -17,15 +17,10 @@ import sys
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 from pyspark.storagelevel import StorageLevel
+from connect_checks import check
 
 url, data, out_path = sys.argv[1], sys.argv[2], sys.argv[3]
 spark = SparkSession.builder.remote(url).getOrCreate()
-
-
-def check(cond, what):
-    if not cond:
-        print("FAIL: %s" % what, file=sys.stderr)
-        sys.exit(1)
 
 
 def write_csv(name, start, n):

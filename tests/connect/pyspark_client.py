@@ -17,17 +17,12 @@ import time
 
 from pyspark.errors import AnalysisException, ArithmeticException, ParseException
 from pyspark.sql import SparkSession
+from connect_checks import check
 
 url, out_path = sys.argv[1], sys.argv[2]
 interrupt = "--interrupt" in sys.argv[3:]
 spark = SparkSession.builder.remote(url).getOrCreate()
 out = {}
-
-
-def check(cond, what):
-    if not cond:
-        print("FAIL: %s" % what, file=sys.stderr)
-        sys.exit(1)
 
 
 out["version"] = spark.version

@@ -16,15 +16,10 @@ import sys
 import pandas as pd
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
+from connect_checks import check
 
 url, mode, cores = sys.argv[1], sys.argv[2], int(sys.argv[3])
 spark = SparkSession.builder.remote(url).getOrCreate()
-
-
-def check(cond, what):
-    if not cond:
-        print("FAIL: %s" % what, file=sys.stderr)
-        sys.exit(1)
 
 
 def pid_of_task(it):

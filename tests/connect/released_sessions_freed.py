@@ -28,17 +28,13 @@ from grpc_status import rpc_status
 
 import pyspark.sql.connect.proto as pb2
 from pyspark.sql.connect.proto import base_pb2_grpc
+from connect_checks import fail
 
 port, server_pid, n_sessions = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
 MAX_GROWTH_KB = int(sys.argv[4]) if len(sys.argv) > 4 else 6 * 1024
 channel = grpc.insecure_channel("127.0.0.1:%d" % port)
 stub = base_pb2_grpc.SparkConnectServiceStub(channel)
 USER = "released-sessions"
-
-
-def fail(what):
-    print("FAIL: %s" % what, file=sys.stderr)
-    sys.exit(1)
 
 
 def rss_kb():

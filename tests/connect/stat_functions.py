@@ -15,22 +15,9 @@ import sys
 
 from pyspark.errors import IllegalArgumentException
 from pyspark.sql import Row, SparkSession
+from connect_checks import check, raised
 
 spark = SparkSession.builder.remote(sys.argv[1]).getOrCreate()
-
-
-def check(cond, what):
-    if not cond:
-        print("FAIL: %s" % what, file=sys.stderr)
-        sys.exit(1)
-
-
-def raised(fn):
-    try:
-        fn()
-    except Exception as e:  # noqa: BLE001 - the type is what is checked
-        return e
-    return None
 
 
 # crosstab: first column `a_b` holds a's values as strings, one bigint column per value of b

@@ -26,7 +26,9 @@ ALLOW=$(printf '%s\t%s\t%s\n' \
     "src/submit/submit_k8s.c" 'strstr(err->msg, path)' \
     "rewrites the request path in a dry run's message to read as cs_kube_create's" \
     "src/formats/parquet/parquet_writer.c" 'strncmp(err->msg, w->uri, strlen(w->uri))' \
-    "puts the file's name in front of a message that does not start with it yet")
+    "puts the file's name in front of a message that does not start with it yet" \
+    "src/sched/barrier_stage.c" 'strncmp(error, py, sizeof py - 1)' \
+    "shows a Python worker's failure under Spark's PythonException class name in a barrier stage's failure text")
 
 # scan FILE... : prints "file:line: call" for every comparison that reads a message
 scan() {

@@ -70,6 +70,8 @@ $PY "$HERE/compare.py" "$HERE/golden/tpch-sf0.1/q08.out" "$T/q08-lc.out" ||
 # failing one's tasks have the other core whichever job the scheduler was handed first
 SLOW="SELECT id FROM range(0, 10000000000000, 1, 2) WHERE id % 1000000007 = 3"
 SLOW1="SELECT id FROM range(0, 10000000000000, 1, 1) WHERE id % 1000000007 = 3"
+# another slow relation (an equal one would be the same broadcast: exchange reuse)
+SLOW2="SELECT id FROM range(0, 10000000000000, 1, 2) WHERE id % 1000000007 = 4"
 RC=0
 timeout 120 "$SQL" --master 'local[2]' "${COMMON[@]}" -e "SELECT /*+ BROADCAST(b), BROADCAST(c) */
     count(*), sum(b.x) FROM range(100) a JOIN (SELECT id, 10 DIV (id - id) AS x FROM range(10)) b
@@ -90,7 +92,7 @@ PORT=$(free_port)
 "$SQL" --master 'local[2]' --conf spark.sql.session.timeZone=UTC --conf spark.ui.port="$PORT" \
     --conf spark.ui.showConsoleProgress=false \
     -e "SELECT /*+ BROADCAST(c), BROADCAST(d) */ count(*) FROM range(100) a JOIN ($SLOW) c
-        ON a.id = c.id JOIN ($SLOW) d ON a.id = d.id" >"$T/cancel.out" 2>"$T/cancel.err" &
+        ON a.id = c.id JOIN ($SLOW2) d ON a.id = d.id" >"$T/cancel.out" 2>"$T/cancel.err" &
 PID=$!
 URL=http://127.0.0.1:$PORT
 APP= RUNNING=

@@ -44,8 +44,10 @@ typedef struct worker {
     struct local_backend *b;
     pthread_t thread;
     const task_desc *task; /* the task it runs, NULL when idle (under the lock) */
-    bool abandoned;        /* the reaper gave up on its task: it ends when the task returns */
-    bool finished;         /* abandoned, and its task has returned: joinable */
+    bool handed;           /* task was given to it by another worker's round of offers */
+    cs_locality_level handed_level;
+    bool abandoned; /* the reaper gave up on its task: it ends when the task returns */
+    bool finished;  /* abandoned, and its task has returned: joinable */
 } worker;
 
 typedef struct local_backend {
@@ -59,16 +61,36 @@ typedef struct local_backend {
     pthread_cond_t cond; /* revive_offers and stop wake idle workers */
 } local_backend;
 
-/* The task scheduler's next task for one free core of this process, or NULL. Lock held (the
- * backend's lock is taken before the task scheduler's, which never calls back). */
-static const task_desc *next_task(local_backend *b, cs_locality_level *level)
+/* The task scheduler's next task for worker self, or NULL: the round offers every idle worker's
+ * core at once (a barrier stage's tasks launch together or not at all), self takes the first task
+ * given and the other idle workers the rest (handed). Lock held (the backend's lock is taken
+ * before the task scheduler's, which never calls back). */
+static const task_desc *next_task(local_backend *b, worker *self, cs_locality_level *level)
 {
-    cs_offer offer = {b->env.executor_id, b->env.host, 1};
-    cs_task_assignment a;
-    if (cs_task_scheduler_resource_offers(b->base.tasks, &offer, 1, cs_mono_ms(), &a, 1) == 0)
-        return NULL;
-    *level = a.level;
-    return a.t;
+    worker **idle = cs_xcalloc((size_t)b->num_workers + 1, sizeof *idle);
+    int nidle = 0;
+    idle[nidle++] = self;
+    for (int i = 0; i < b->num_workers; i++) {
+        worker *w = b->workers[i];
+        if (w != self && !w->task && !w->abandoned && !w->finished) idle[nidle++] = w;
+    }
+    cs_offer offer = {b->env.executor_id, b->env.host, nidle, b->env.block_port};
+    cs_task_assignment *a = cs_xcalloc((size_t)nidle, sizeof *a);
+    int n = cs_task_scheduler_resource_offers(b->base.tasks, &offer, 1, cs_mono_ms(), a, nidle);
+    const task_desc *t = NULL;
+    if (n > 0) {
+        t = a[0].t;
+        *level = a[0].level;
+    }
+    for (int i = 1; i < n; i++) { /* each to an idle worker, which runs it when it wakes */
+        idle[i]->task = a[i].t;
+        idle[i]->handed = true;
+        idle[i]->handed_level = a[i].level;
+    }
+    if (n > 1) pthread_cond_broadcast(&b->cond);
+    free(a);
+    free(idle);
+    return t;
 }
 
 static void *worker_main(void *arg)
@@ -80,8 +102,16 @@ static void *worker_main(void *arg)
         pthread_mutex_lock(&b->lock);
         const task_desc *t = NULL;
         cs_locality_level level = CS_LOCALITY_PROCESS_LOCAL;
-        while (!b->stopping && !(t = next_task(b, &level)))
+        for (;;) {
+            if (w->handed) { /* given by another worker's round: runs even when stopping */
+                t = w->task;
+                level = w->handed_level;
+                w->handed = false;
+                break;
+            }
+            if (b->stopping || (t = next_task(b, w, &level))) break;
             pthread_cond_wait(&b->cond, &b->lock);
+        }
         if (!t) {
             pthread_mutex_unlock(&b->lock);
             break;
@@ -175,6 +205,14 @@ static int local_reap(sched_backend *base, const char *reason)
     return n;
 }
 
+/* Barrier tasks of this process ask the scheduler's coordinator directly. */
+static int local_barrier_sync(void *arg, const task_desc *t, int epoch, int method,
+                              const char *message, char ***msgs, int *n, cs_error *err)
+{
+    local_backend *b = arg;
+    return cs_scheduler_barrier_sync(b->base.sched, t, epoch, method, message, msgs, n, err);
+}
+
 static int local_total_cores(sched_backend *base)
 {
     return ((local_backend *)base)->threads;
@@ -242,6 +280,8 @@ sched_backend *cs_local_backend_new(int threads, const exec_env *env)
     b->env = *env;
     b->threads = threads > 0 ? threads : 1;
     b->env.cores = b->threads;
+    b->env.barrier_sync = local_barrier_sync;
+    b->env.barrier_arg = b;
     if (!b->env.services) b->env.services = cs_exec_services_new();
     pthread_mutex_init(&b->lock, NULL);
     pthread_cond_init(&b->cond, NULL);
@@ -304,6 +344,7 @@ static sched_backend *local_create(const cluster_env *env, cs_error *err)
                      .local_dir = env->local_dir,
                      .task_memory_budget = env->task_memory_budget,
                      .shuffle_compress = env->shuffle_compress,
+                     .shuffle_in_process = true, /* one process: no map output leaves it */
                      .shuffle_checksum = env->shuffle_checksum,
                      .map_status_opts = so,
                      .blocks = cs_shuffle_local_source(env->local_dir),

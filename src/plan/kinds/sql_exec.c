@@ -42,6 +42,7 @@
 #include <string.h>
 
 #include "common/conf.h"
+#include "exec/barrier_task.h"
 #include "exec/exec_services.h"
 #include "exec/part_iter.h"
 #include "exec/task_vars.h"
@@ -245,6 +246,7 @@ typedef struct sql_iter {
     int64_t part_cap;
     cs_batch out;
     cs_sbuf enc;
+    cs_barrier_task *barrier; /* a barrier task's BarrierTaskContext service, or NULL */
 } sql_iter;
 
 /* An input leaf: batches decoded from records (a shuffle's or a parent's) or from a broadcast
@@ -584,6 +586,7 @@ static void sql_free(part_iter *pi)
     cs_phys_free(it->own_tree);
     cs_batch_free(&it->out);
     cs_sbuf_free(&it->enc);
+    cs_barrier_task_free(it->barrier); /* after the Python workers that call it */
     free(it);
 }
 
@@ -650,6 +653,15 @@ static part_iter *sql_compute(cspark_task_context *tc, cspark_rdd *rdd, int part
     it->ctx.spill_dir = tc->env->local_dir;
     it->ctx.cancelled = tc->task->cancelled;
     it->ctx.partition_id = partition;
+    it->ctx.stage_id = tc->task->stage_id;
+    it->ctx.attempt_number = tc->task->attempt;
+    it->ctx.task_attempt_id = tc->task->task_id;
+    if (tc->task->barrier) { /* BarrierTaskContext's service, for the Python workers */
+        if (!(it->barrier = cs_barrier_task_start(tc->env, tc->task, err))) goto fail;
+        it->ctx.barrier_port = cs_barrier_task_port(it->barrier);
+        it->ctx.barrier_secret = cs_barrier_task_secret(it->barrier);
+        it->ctx.barrier_addresses = cs_barrier_task_addresses(it->barrier);
+    }
     it->ctx.broadcast_shared = broadcast_shared;
     it->ctx.broadcast_arg = it;
     if (read_conf(it, err) < 0 || python_workers(it, err) < 0) goto fail;

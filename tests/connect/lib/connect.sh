@@ -10,7 +10,8 @@
 #   wait_listening WHAT PID PORT SECONDS   fails unless PID listens on PORT within SECONDS
 #   start_cspark PORT LOG [OPTIONS...]     cspark-connect-server --master local[2] on PORT (more
 #                                          options after), output in LOG; waits until it listens
-#   start_spark PORT LOG                   Spark's own Connect server on PORT (local[2]); waits
+#   start_spark PORT LOG [OPTIONS...]      Spark's own Connect server on PORT (local[2], more
+#                                          options after); waits
 _connect_pids=()
 _connect_cleanup() {
   local p
@@ -76,10 +77,12 @@ start_cspark() {
 }
 
 start_spark() {
+  local port=$1 log=$2
+  shift 2
   "$SPARK_HOME/bin/spark-submit" --class org.apache.spark.sql.connect.service.SparkConnectServer \
-    --master 'local[2]' --conf spark.ui.enabled=false --conf "spark.connect.grpc.binding.port=$1" \
-    >"$2" 2>&1 &
+    --master 'local[2]' --conf spark.ui.enabled=false --conf "spark.connect.grpc.binding.port=$port" \
+    "$@" >"$log" 2>&1 &
   local pid=$!
   _connect_pids+=($pid)
-  wait_listening "Spark's Connect server" "$pid" "$1" 300
+  wait_listening "Spark's Connect server" "$pid" "$port" 300
 }

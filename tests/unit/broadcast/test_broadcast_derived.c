@@ -21,9 +21,11 @@ static _Atomic int builds, frees;
 static _Atomic int fail_next;
 
 /* The value's length, as a malloc'd size_t (the first call after fail_next is set fails). */
-static void *derive_len(void *arg, const void *data, size_t len, cs_error *err)
+static void *derive_len(void *arg, const void *data, size_t len, struct cs_work_team *team,
+                        cs_error *err)
 {
     (void)data;
+    (void)team;
     builds++;
     if (fail_next) {
         fail_next = 0;

@@ -9,7 +9,8 @@
  * functions in the application's .so anyway. Every plan goes encode -> pack -> unpack -> decode,
  * is compared field by field with the original nodes, and is then run with cs_task_run next to the
  * original nodes: map stages write real shuffle files (original and decoded into separate local
- * dirs), reduce stages decoded from their plans read them.
+ * dirs), reduce stages decoded from their plans read them. Map statuses carry their raw sizes
+ * through the wire; a process whose map outputs only it reads stores them without LZ4.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -642,7 +643,9 @@ static void cmp_sizes(const cs_map_status *a, const cs_map_status *b)
     for (int r = 0; r < a->num_reduces; r++) {
         assert_int_equal(cs_map_status_size(a, r), cs_map_status_size(b, r));
         assert_int_equal(cs_map_status_block_empty(a, r), cs_map_status_block_empty(b, r));
+        assert_int_equal(cs_map_status_raw_size(a, r), cs_map_status_raw_size(b, r));
     }
+    assert_int_equal(a->has_raw, b->has_raw);
 }
 
 /* Runs the map stage of d with the original nodes (dir a) and its decoded plan (dir b); checks
@@ -732,6 +735,60 @@ static void test_shuffle_aggregate(void **state)
     cspark_rdd *root =
         mk_narrow(RDD_MAP, s, "cs_builtin_tag_right", true, (void *)cs_builtin_tag_right, NULL, 0);
     reduce_stage(root, &in, 1);
+}
+
+/* The codec of every block of map output (shuffle sid, map 0) in dir: *lz4 and *stored blocks. */
+static void count_codecs(const char *dir, int sid, int *lz4, int *stored)
+{
+    char data[1024], index[1024];
+    cs_shuffle_file_paths(dir, sid, 0, data, index, sizeof data);
+    FILE *f = fopen(data, "rb");
+    assert_non_null(f);
+    static uint8_t buf[1 << 20];
+    size_t n = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+    *lz4 = *stored = 0;
+    for (size_t at = 0; at + RECIO_HEADER_LEN <= n;) {
+        uint32_t len = (uint32_t)buf[at + 4] | (uint32_t)buf[at + 5] << 8 |
+                       (uint32_t)buf[at + 6] << 16 | (uint32_t)buf[at + 7] << 24;
+        if ((buf[at + 8] & 0xf) == RECIO_CODEC_LZ4)
+            ++*lz4;
+        else
+            ++*stored;
+        at += RECIO_HEADER_LEN + len;
+    }
+}
+
+/* spark.shuffle.compress on: a process whose map outputs only it reads (local mode,
+ * exec_env.shuffle_in_process) stores their blocks without LZ4; one whose outputs other
+ * processes read compresses them. The statuses' raw sizes are the same either way. */
+static void test_in_process_map_outputs_not_compressed(void **state)
+{
+    (void)state;
+    cspark_rdd *par = mk_par(3000, 1, 7); /* repetitive records: LZ4 shrinks them */
+    shuffle_dep *d = mk_dep(par, 31, PART_HASH, 2);
+    task_sink sink = {.kind = SINK_SHUFFLE, .dep = d};
+    uint64_t raw[2][2];
+    for (int in_process = 0; in_process <= 1; in_process++) {
+        exec_env env = g_env_a;
+        env.shuffle_compress = true;
+        env.shuffle_in_process = in_process;
+        task_result r;
+        run1(&env, par, &sink, NULL, 0, 0, &r);
+        if (r.status != TASK_OK) fail_msg("map: %s", r.error);
+        assert_true(r.has_map_status && r.map_status.has_raw);
+        int lz4, stored;
+        count_codecs(g_dir_a, 31, &lz4, &stored);
+        assert_int_equal(lz4 + stored, 2); /* a block per reduce partition */
+        assert_int_equal(lz4, in_process ? 0 : 2);
+        for (int p = 0; p < 2; p++) {
+            raw[in_process][p] = cs_map_status_raw_size(&r.map_status, p);
+            if (!in_process)
+                assert_true(cs_map_status_size(&r.map_status, p) < raw[in_process][p] / 2);
+        }
+        cs_task_result_free(&r);
+    }
+    assert_memory_equal(raw[0], raw[1], sizeof raw[0]);
 }
 
 static void test_shuffle_fold_by_key_zero(void **state)
@@ -1063,7 +1120,8 @@ static void test_malformed(void **state)
 /* ---- task results, map statuses, metrics ----------------------------------------------------- */
 
 /* Sizes 0, 1000003, 2000006, ... with every seventh block empty and, above 2000 reduces, two
- * blocks past spark.shuffle.accurateBlockThreshold (kept exactly). */
+ * blocks past spark.shuffle.accurateBlockThreshold (kept exactly); raw sizes three times those
+ * (the huge ones 3 x + 1: kept exactly too). */
 static void fill_status(cs_map_status *st, int nred)
 {
     memset(st, 0, sizeof *st);
@@ -1074,6 +1132,11 @@ static void fill_status(cs_map_status *st, int nred)
         sizes[i] = i % 7 ? (uint64_t)(i % 100) * 1000003u : 0;
     if (nred > 2000) sizes[11] = sizes[nred - 1] = 200ull << 20;
     cs_map_status_set_sizes(st, sizes, nred, NULL);
+    for (int i = 0; i < nred; i++)
+        sizes[i] = sizes[i] * 3 + (sizes[i] == 200ull << 20);
+    cs_map_status_set_raw_sizes(st, sizes);
+    assert_true(nred == 0 || st->has_raw);
+    if (nred > 2000) assert_int_equal(cs_map_status_raw_size(st, 11), (600ull << 20) + 1);
     free(sizes);
     snprintf(st->executor_id, sizeof st->executor_id, "executor-17");
     snprintf(st->host, sizeof st->host, "worker-3.example.com");
@@ -1307,6 +1370,7 @@ int main(void)
         cmocka_unit_test(test_cartesian),
         cmocka_unit_test(test_sinks),
         cmocka_unit_test(test_shuffle_aggregate),
+        cmocka_unit_test(test_in_process_map_outputs_not_compressed),
         cmocka_unit_test(test_shuffle_fold_by_key_zero),
         cmocka_unit_test(test_shuffle_sort_range),
         cmocka_unit_test(test_shuffle_plain_round_robin),

@@ -8,8 +8,9 @@
  * order; retries up to spark.task.maxFailures then abort; failures of an executor removed not
  * counted; zombie sets launching nothing and ignoring late failures; failures and attempt numbers
  * shared by a stage's attempts; FIFO and FAIR (pools) orders of two jobs' sets, and
- * spark.scheduler.mode read from the configuration. The DAG scheduler's side of retries, zombie
- * attempts and executor loss is in test_dag_scheduler.c. No thread, no clock. */
+ * spark.scheduler.mode read from the configuration; a barrier set launching all its tasks in one
+ * round or none, with their addresses in partition order. The DAG scheduler's side of retries,
+ * zombie attempts and executor loss is in test_dag_scheduler.c. No thread, no clock. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -481,6 +482,55 @@ static void test_waits_from_conf(void **state)
     cs_conf_free(c);
 }
 
+/* A barrier set of 3 tasks (one preferring "1"): offers of 2 free cores in all launch nothing, a
+ * round of 3 launches all three at once (no locality wait), and every task sees the executors'
+ * "host:port" in partition order; an ordinary set behind it gets the cores left. */
+static void test_barrier_set_all_or_nothing(void **state)
+{
+    (void)state;
+    cs_task_scheduler *ts = cs_task_scheduler_new(&waits, 4);
+    cs_task_set *m = cs_task_scheduler_submit(ts, 0, 0, 0, 3, NULL, NULL, 0);
+    char room[256];
+    cs_barrier_launch b = {.num_tasks = 3, .addresses = room, .addresses_cap = sizeof room};
+    tasks tk;
+    const task_desc *ptrs[3];
+    int idx[3];
+    for (int i = 0; i < 3; i++) {
+        make_task(&tk, i, i == 0 ? "1" : NULL);
+        tk.t[i].barrier = &b;
+        ptrs[i] = &tk.t[i];
+        idx[i] = i;
+    }
+    cs_task_set_set_barrier(m, 3);
+    cs_task_scheduler_add(ts, m, ptrs, idx, 3);
+    cs_task_set *plain = cs_task_scheduler_submit(ts, 0, 1, 0, 1, NULL, NULL, 0);
+    tasks other;
+    make_task(&other, 0, NULL);
+    add1(ts, plain, &other.t[0], 0);
+    cs_task_assignment a[16];
+    cs_offer two[] = {{"1", "A", 1, 7001}, {"2", "B", 1, 7002}};
+    int n = offer(ts, two, 2, 0, a); /* the barrier set waits; the plain set takes a core */
+    assert_int_equal(n, 1);
+    assert_ptr_equal(a[0].t, &other.t[0]);
+    assert_int_equal(cs_task_set_pending(m), 3);
+    cs_offer three[] = {{"1", "A", 1, 7001}, {"2", "B", 2, 7002}};
+    n = offer(ts, three, 2, 0, a);
+    assert_int_equal(n, 3);
+    assert_int_equal(cs_task_set_pending(m), 0);
+    const char *host_of[3] = {NULL, NULL, NULL};
+    for (int i = 0; i < n; i++)
+        host_of[a[i].t->partition] = three[a[i].offer].executor_id;
+    char want[256];
+    snprintf(want, sizeof want, "%s:%d,%s:%d,%s:%d", strcmp(host_of[0], "1") ? "B" : "A",
+             strcmp(host_of[0], "1") ? 7002 : 7001, strcmp(host_of[1], "1") ? "B" : "A",
+             strcmp(host_of[1], "1") ? 7002 : 7001, strcmp(host_of[2], "1") ? "B" : "A",
+             strcmp(host_of[2], "1") ? 7002 : 7001);
+    assert_string_equal(b.addresses, want);
+    cs_task_scheduler_free(ts);
+    cs_task_set_free(m);
+    cs_task_set_free(plain);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -496,6 +546,7 @@ int main(void)
         cmocka_unit_test(test_counts_shared_across_stage_attempts),
         cmocka_unit_test(test_zombie_set),
         cmocka_unit_test(test_waits_from_conf),
+        cmocka_unit_test(test_barrier_set_all_or_nothing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,7 +7,9 @@
  * written and read back through the real writer and reader, fetching exactly the non-empty
  * blocks. And the regression of issue 20 item 9: 4,096 maps x 8,192 reduces of statuses took
  * 8 bytes per block (268 MB); built through the real constructor they now take under 20 MB,
- * measured both by their own footprint and by the heap's growth.
+ * measured both by their own footprint and by the heap's growth. Raw sizes (before stream
+ * compression) beside the stored ones: in both forms, copied, checked, falling back to the
+ * stored size when a status has none, and measured by the writer with and without LZ4.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -261,6 +263,112 @@ static void test_highly_compressed_shuffle_reads_every_record(void **state)
     rmdir(g_dir);
 }
 
+/* ---- raw sizes beside the stored ones ------------------------------------------------------- */
+
+static void test_raw_sizes_in_both_forms(void **state)
+{
+    (void)state;
+    enum { N = 3000 };
+    uint64_t sizes[N], raw[N];
+    for (int r = 0; r < N; r++) {
+        sizes[r] = r % 3 ? 1000 + (uint64_t)r : 0;
+        raw[r] = sizes[r] ? 4 * sizes[r] : 0;
+    }
+    sizes[5] = (100ull << 20) + 1; /* huge: its raw size kept exactly */
+    raw[5] = 400ull << 20;
+    for (int n = 200; n <= N; n += N - 200) { /* COMPRESSED, then HIGHLY_COMPRESSED */
+        cs_map_status st = {0}, copy;
+        cs_map_status_set_sizes(&st, sizes, n, NULL);
+        for (int r = 0; r < n; r++) /* without raw sizes: the stored ones */
+            assert_int_equal(cs_map_status_raw_size(&st, r), cs_map_status_size(&st, r));
+        cs_map_status_set_raw_sizes(&st, raw);
+        assert_true(st.has_raw);
+        cs_error err = {0};
+        assert_int_equal(cs_map_status_validate(&st, &err), 0);
+        cs_map_status_copy(&copy, &st);
+        uint64_t total = 0, total_raw = 0;
+        for (int r = 0; r < n; r++) {
+            uint64_t est = cs_map_status_raw_size(&copy, r);
+            assert_int_equal(est == 0, raw[r] == 0);
+            total += raw[r];
+            total_raw += est;
+            if (st.sizes_kind == CS_MAP_SIZES_COMPRESSED && raw[r] > 2)
+                assert_true(est >= raw[r] * 99 / 100 && est <= raw[r] * 111 / 100);
+        }
+        if (n == N) assert_int_equal(cs_map_status_raw_size(&copy, 5), raw[5]);
+        /* the average keeps the total within rounding */
+        assert_true(total_raw >= total * 99 / 100 && total_raw <= total * 111 / 100);
+        cs_map_status_free(&copy);
+        if (st.sizes_kind == CS_MAP_SIZES_COMPRESSED) { /* a raw size empty where a block is not */
+            st.raw_blocks[1] = 0;
+            assert_int_equal(cs_map_status_validate(&st, &err), CS_EPROTO);
+        } else {
+            st.raw_avg_size = 0;
+            assert_int_equal(cs_map_status_validate(&st, &err), CS_EPROTO);
+        }
+        cs_map_status_free(&st);
+    }
+}
+
+/* The writer measures each block's raw bytes: LZ4 shrinks repetitive records' stored size far
+ * below them, and without compression the two agree (block headers aside). */
+static void test_writer_reports_raw_sizes(void **state)
+{
+    (void)state;
+    enum { NRED = 16, NREC = 4000 };
+    snprintf(g_dir, sizeof g_dir, "/tmp/cspark-mapstatus-test-XXXXXX");
+    assert_non_null(mkdtemp(g_dir));
+    cs_partitioner p = {PART_HASH, NRED, NULL, 0, true};
+    char val[200];
+    memset(val, 'v', sizeof val);
+    for (int compress = 0; compress <= 1; compress++) {
+        cs_task_memory mem;
+        cs_task_memory_init(&mem, 0);
+        cs_error err = {0};
+        shuffle_write_spec spec = {.shuffle_id = 3,
+                                   .map_id = compress,
+                                   .partitioner = &p,
+                                   .compress = compress,
+                                   .checksum = CS_CHECKSUM_DEFAULT,
+                                   .dir = g_dir,
+                                   .mem = &mem};
+        shuffle_writer *w = cs_shuffle_writer_new(&spec, &err);
+        assert_non_null(w);
+        cs_batch in;
+        cs_batch_init(&in);
+        uint64_t expect[NRED] = {0};
+        char *key = malloc(64); /* on the heap: the inlined hash's reads confuse -Warray-bounds */
+        for (int i = 0; i < NREC; i++) {
+            int n = snprintf(key, 64, "key-%d", i);
+            cs_batch_append_record(&in, key, (uint32_t)n, val, sizeof val);
+            cspark_slice k = {(const uint8_t *)key, (uint32_t)n};
+            expect[cs_partitioner_get(&p, k, shuffle_key_hash(k))] +=
+                recio_record_size((uint32_t)n, sizeof val);
+        }
+        free(key);
+        cs_map_status st = {0};
+        assert_int_equal(cs_shuffle_writer_write(w, &in, &err), 0);
+        assert_int_equal(cs_shuffle_writer_commit(w, &st, &err), 0);
+        assert_true(st.has_raw);
+        for (int r = 0; r < NRED; r++) {
+            uint64_t got = cs_map_status_raw_size(&st, r), stored = cs_map_status_size(&st, r);
+            assert_true(got >= expect[r] * 99 / 100 && got <= expect[r] * 111 / 100);
+            if (compress)
+                assert_true(stored < got / 4);
+            else
+                assert_true(stored >= got * 9 / 10 && stored <= got * 12 / 10);
+        }
+        cs_shuffle_writer_free(w);
+        cs_batch_free(&in);
+        char data[512], index[512];
+        cs_shuffle_file_paths(g_dir, 3, compress, data, index, sizeof data);
+        unlink(data);
+        unlink(index);
+        cs_map_status_free(&st);
+    }
+    rmdir(g_dir);
+}
+
 /* ---- issue 20 item 9: 4,096 x 8,192 statuses under 20 MB ------------------------------------- */
 
 static size_t heap_in_use(void)
@@ -324,6 +432,8 @@ int main(void)
         cmocka_unit_test(test_huge_blocks_exact),
         cmocka_unit_test(test_conf_keys),
         cmocka_unit_test(test_highly_compressed_shuffle_reads_every_record),
+        cmocka_unit_test(test_raw_sizes_in_both_forms),
+        cmocka_unit_test(test_writer_reports_raw_sizes),
         cmocka_unit_test(test_4096_by_8192_statuses_under_20mb),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -85,6 +85,8 @@ static const cs_aggregator SUM = {NULL, test_sum_i64, test_sum_i64, NULL, 0, fal
 
 /* Map m's input: n records, key "<g_key_prefix>k<j>" for j in [0, nkeys), value = i64(i). */
 static const char *g_key_prefix = "";
+static int g_big_every; /* > 0: every so many records gets a value of ~70 KB */
+
 static void make_input(cs_batch *b, int m, int n, int nkeys)
 {
     for (int i = 0; i < n; i++) {
@@ -93,6 +95,18 @@ static void make_input(cs_batch *b, int m, int n, int nkeys)
         int kl = snprintf(k, sizeof k, "%sk%d", g_key_prefix, j);
         uint8_t v[8];
         cspark_i64_encode(i + m * 1000000, v);
+        if (g_big_every && i % g_big_every == 0) { /* a record over the block target */
+            static uint8_t big[80000];
+            uint32_t len = 70000 + (uint32_t)(i % 997);
+            memcpy(big, v, 8);
+            uint64_t z = (uint64_t)i * 2654435761u + 1; /* incompressible: LZ4 keeps the size */
+            for (uint32_t x = 8; x < len; x++) {
+                z = z * 6364136223846793005ull + 1442695040888963407ull;
+                big[x] = (uint8_t)(z >> 56);
+            }
+            cs_batch_append_record(b, k, (uint32_t)kl, big, len);
+            continue;
+        }
         cs_batch_append_record(b, k, (uint32_t)kl, v, 8);
     }
 }
@@ -388,6 +402,21 @@ static void test_hash_no_combine(void **state)
     assert_int_equal(run_shuffle(&p, NULL, true, 0, 20000, 3000), 0);
     assert_true(run_shuffle(&p, NULL, true, 256 * 1024, 60000, 3000) >= 2 * NMAPS);
     assert_true(run_shuffle(&p, NULL, false, 256 * 1024, 60000, 3000) >= 3 * NMAPS);
+}
+
+/* Records bigger than the block target (a SQL exchange's encoded batches) among small ones,
+ * stored with and without compression (without, each is written into the arena as a block of
+ * its own), with and without spills: every record comes back. */
+static void test_big_records(void **state)
+{
+    (void)state;
+    cs_partitioner p = {PART_HASH, 5, NULL, 0, true};
+    g_big_every = 50;
+    for (int compress = 0; compress <= 1; compress++) {
+        assert_int_equal(run_shuffle(&p, NULL, compress, 0, 3000, 500), 0);
+        assert_true(run_shuffle(&p, NULL, compress, 2 * 1024 * 1024, 6000, 500) >= NMAPS);
+    }
+    g_big_every = 0;
 }
 
 static void test_hash_combine(void **state)
@@ -756,6 +785,7 @@ int main(void)
         cmocka_unit_test(test_partitioners),
         cmocka_unit_test(test_divisor_exact),
         cmocka_unit_test(test_hash_no_combine),
+        cmocka_unit_test(test_big_records),
         cmocka_unit_test(test_hash_combine),
         cmocka_unit_test(test_range),
         cmocka_unit_test(test_round_robin),

@@ -5,7 +5,8 @@
  * compacts strings and nulls; a batch with no row left is skipped; Project shares a plain
  * column reference's column and evaluates the others; a runtime error stops the query with
  * Spark's class; a subexpression several expressions share is evaluated once per batch, never
- * one inside a CASE branch; EXPLAIN prints the condition.
+ * one inside a CASE branch; EXPLAIN prints the condition; a Filter told the columns its parent
+ * reads does not compact a string column it does not read.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -73,6 +74,49 @@ static void test_filter_compacts_and_project_shares(void **state)
     cs_sql_op_close(project);
     cs_sql_op_free(project);
     cs_col_type_unref(schema);
+}
+
+/* A Filter told its parent reads only c0 passes c1 (a string column) on as nulls of its type,
+ * not compacted; c0 compacted as ever. Told nothing (or reading both), it compacts both. */
+static void test_filter_compacts_only_the_columns_read(void **state)
+{
+    (void)state;
+    for (int told = 0; told < 3; told++) {
+        cs_col_batch *in = sample(0);
+        cs_sql_op *src = cs_sql_op_batches(cs_col_type_ref(in->schema), &in, 1);
+        cs_col_batch_unref(in);
+        /* WHERE c0 % 2 = 0: rows 2 and 4 */
+        cs_pexpr *cond =
+            call2("=", T(CS_TYPE_BOOLEAN),
+                  call2("%", T(CS_TYPE_INT), cs_pexpr_column(0, T(CS_TYPE_INT), true), lit_i32(2)),
+                  lit_i32(0));
+        cs_sql_op *filter = cs_sql_op_filter(src, cond);
+        bool read[2] = {true, told == 2};
+        if (told) cs_sql_op_filter_reads(filter, read, 2);
+        cs_sql_op_filter_reads(src, read, 2); /* not a Filter: nothing */
+        cs_sql_exec_ctx ctx = test_ctx(true);
+        cs_error err = {0};
+        assert_int_equal(cs_sql_op_open(filter, &ctx, &err), CS_OK);
+        cs_col_batch *out;
+        assert_int_equal(cs_sql_op_next(filter, &out, &err), CS_OK);
+        assert_int_equal(out->num_rows, 2);
+        assert_int_equal(I32(out->columns[0], 0), 2);
+        assert_int_equal(I32(out->columns[0], 1), 4);
+        assert_int_equal(out->columns[1]->type->id, CS_TYPE_STRING);
+        assert_int_equal(out->columns[1]->length, 2);
+        assert_false(VALID(out->columns[1], 0)); /* row 2's string was null */
+        if (told == 1) {
+            assert_int_equal(out->columns[1]->null_count, 2);
+        } else {
+            int32_t len;
+            const uint8_t *p = cs_column_bytes(out->columns[1], 1, &len);
+            assert_int_equal(len, 2);
+            assert_memory_equal(p, "dd", 2);
+        }
+        cs_col_batch_unref(out);
+        cs_sql_op_close(filter);
+        cs_sql_op_free(filter);
+    }
 }
 
 static void test_project_shares_plain_columns_and_raises(void **state)
@@ -207,6 +251,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_filter_compacts_and_project_shares),
+        cmocka_unit_test(test_filter_compacts_only_the_columns_read),
         cmocka_unit_test(test_project_shares_plain_columns_and_raises),
         cmocka_unit_test(test_project_shares_common_subexpressions_outside_branches),
         cmocka_unit_test(test_take_keeps_dictionary_and_true_rows),

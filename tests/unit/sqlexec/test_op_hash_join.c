@@ -677,10 +677,11 @@ static _Atomic int shared_builds, shared_frees;
 static cs_sql_broadcast_build_fn real_build;
 static void (*real_free)(void *);
 
-static void *counting_build(void *arg, const void *value, size_t len, cs_error *err)
+static void *counting_build(void *arg, const void *value, size_t len, struct cs_work_team *team,
+                            cs_error *err)
 {
     shared_builds++;
-    return real_build(arg, value, len, err);
+    return real_build(arg, value, len, team, err);
 }
 
 static void counting_free(void *v)

@@ -5,7 +5,8 @@
  * of non-ASCII letters, length in code points, trims, replace, instr, lpad/rpad (truncating too),
  * concat (null in, null out), concat_ws (skips nulls), startswith, contains. substring and concat
  * over columns of several rows (nulls, literals between columns, a dictionary-encoded column,
- * multi-byte and stray continuation bytes, empty strings) equal their one-row results.
+ * multi-byte and stray continuation bytes, empty strings) equal their one-row results, and so
+ * do like, the comparisons and IN of a column (plain or dictionary-encoded) against literals.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -171,6 +172,127 @@ static void test_substring_concat_over_columns(void **state)
     cs_col_batch_unref(batch);
 }
 
+/* A string column of N rows: plain (enc false) or dictionary-encoded over D entries (rows i take
+ * entry i % D; the rows of null_rows are null), the values vals[i % D]. */
+static cs_column *str_rows(const char *const *vals, int d, int n, bool enc, const bool *null_rows)
+{
+    if (!enc) {
+        const char *v[32];
+        for (int i = 0; i < n; i++)
+            v[i] = null_rows[i] ? NULL : vals[i % d];
+        return col_str(v, n);
+    }
+    int32_t idx[32];
+    uint8_t valid[32];
+    for (int i = 0; i < n; i++) {
+        idx[i] = null_rows[i] ? 1000 : i % d; /* a null row's index is never read */
+        valid[i] = !null_rows[i];
+    }
+    cs_column *c = col_fixed(T(CS_TYPE_INT), idx, valid, n);
+    cs_col_type_unref(c->type);
+    c->type = T(CS_TYPE_STRING);
+    c->dictionary = col_str(vals, d);
+    return c;
+}
+
+/* like, the comparisons and IN of a column (plain, or dictionary-encoded with fewer entries than
+ * rows: each entry evaluated once) against literal patterns and values: every row equals the
+ * one-row result (like_match's walk, the comparison of two values), for patterns the
+ * segment matcher serves ('%'s only) and those it leaves to the walk ('_', the escape, a segment
+ * starting inside a code point). */
+static void test_like_compare_in_over_columns(void **state)
+{
+    (void)state;
+    enum { D = 16, N = 28 };
+    const char *vals[D] = {"special requests",
+                           "specialrequests",
+                           "requests special",
+                           "a",
+                           "aba",
+                           "xxabcab",
+                           "h\xc3\xa9llo",
+                           "\x80x",
+                           "",
+                           "special%requests",
+                           "forest green",
+                           "R",
+                           "the quick special brown requests fox",
+                           "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaab",
+                           "0123456789abcdefghij0123456789green",
+                           "green0123456789abcdefghij"};
+    const char *pats[] = {"%aab%",
+                          "%aaaaaaaaab",
+                          "%aaaaaaaaaaab%",
+                          "%0123456789abcdefghij%",
+                          "%9green",
+                          "%brown%fox%",
+                          "%special%requests%",
+                          "%special%requests",
+                          "special%",
+                          "%ab",
+                          "a%a",
+                          "%",
+                          "%%",
+                          "",
+                          "aba",
+                          "R",
+                          "%\xc3\xa9%",
+                          "%\xa9llo",
+                          "%b%b%",
+                          "a_a",
+                          "%\\%%",
+                          "forest%",
+                          "%green%",
+                          "x%y%z%w%v%u%t%s%r%q"};
+    const char *ops[] = {"like", "=", "<>", "<", ">=", "in", "contains"};
+    bool null_rows[N] = {0};
+    null_rows[3] = null_rows[17] = true;
+    for (int enc = 0; enc < 2; enc++) {
+        cs_column *c = str_rows(vals, D, N, enc, null_rows);
+        cs_col_batch *b = batch_of(&c, 1);
+        for (size_t pi = 0; pi < sizeof pats / sizeof pats[0]; pi++)
+            for (size_t oi = 0; oi < sizeof ops / sizeof ops[0]; oi++) {
+                const char *op = ops[oi];
+                bool in = strcmp(op, "in") == 0, flip = strcmp(op, "<") == 0;
+                cs_pexpr *e =
+                    in     ? cs_pexpr_in(colref(0, c), (cs_pexpr *[]){s(pats[pi]), s("aba")}, 2)
+                    : flip ? call2(op, T(CS_TYPE_BOOLEAN), s(pats[pi]), colref(0, c))
+                           : call2(op, T(CS_TYPE_BOOLEAN), colref(0, c), s(pats[pi]));
+                cs_column *out;
+                cs_error err;
+                assert_int_equal(eval(e, b, &out, &err), CS_OK);
+                for (int i = 0; i < N; i++) {
+                    const char *v = null_rows[i] ? NULL : vals[i % D];
+                    char want[256];
+                    if (in) {
+                        cs_col_batch *one = batch_rows(1);
+                        cs_column *o1;
+                        assert_int_equal(
+                            eval(cs_pexpr_in(s(v), (cs_pexpr *[]){s(pats[pi]), s("aba")}, 2), one,
+                                 &o1, &err),
+                            CS_OK);
+                        strcpy(want, !VALID(o1, 0) ? "NULL" : BOOLV(o1, 0) ? "true" : "false");
+                        cs_column_unref(o1);
+                        cs_col_batch_unref(one);
+                    } else if (flip) {
+                        run(op, T(CS_TYPE_BOOLEAN), (cs_pexpr *[]){s(pats[pi]), s(v)}, 2, want);
+                    } else {
+                        run(op, T(CS_TYPE_BOOLEAN), (cs_pexpr *[]){s(v), s(pats[pi])}, 2, want);
+                    }
+                    const char *got = !VALID(out, i) ? "NULL" : BOOLV(out, i) ? "true" : "false";
+                    if (strcmp(got, want) != 0)
+                        fail_msg("%s '%s', row %d ('%s', %s): %s, want %s", op, pats[pi], i,
+                                 v ? v : "NULL", enc ? "dictionary" : "plain", got, want);
+                }
+                cs_column_unref(out);
+            }
+        cs_col_batch_unref(b);
+    }
+    CHECK("like", CS_TYPE_BOOLEAN, "true", s("o special x requests"), s("%special%requests%"));
+    CHECK("like", CS_TYPE_BOOLEAN, "false", s("o requests special"), s("%special%requests%"));
+    CHECK("like", CS_TYPE_BOOLEAN, "false", s("a"), s("a%a"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -178,6 +300,7 @@ int main(void)
         cmocka_unit_test(test_like),
         cmocka_unit_test(test_replace_pad_concat),
         cmocka_unit_test(test_substring_concat_over_columns),
+        cmocka_unit_test(test_like_compare_in_over_columns),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
