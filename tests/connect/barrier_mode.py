@@ -19,15 +19,10 @@ import sys
 import pandas as pd
 import pyarrow as pa
 from pyspark.sql import SparkSession
+from connect_checks import check
 
 url, out_path = sys.argv[1], sys.argv[2]
 spark = SparkSession.builder.remote(url).getOrCreate()
-
-
-def check(cond, what):
-    if not cond:
-        print("FAIL: %s" % what, file=sys.stderr)
-        sys.exit(1)
 
 
 def context_kind(it):

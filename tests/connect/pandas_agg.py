@@ -28,15 +28,10 @@ import pandas as pd
 from pyspark.sql import SparkSession, Window
 from pyspark.sql import functions as F
 from pyspark.sql.functions import PandasUDFType, pandas_udf, udf
+from connect_checks import check
 
 url, out_path = sys.argv[1], sys.argv[2]
 spark = SparkSession.builder.remote(url).getOrCreate()
-
-
-def check(cond, what):
-    if not cond:
-        print("FAIL: %s" % what, file=sys.stderr)
-        sys.exit(1)
 
 
 @pandas_udf("double")
