@@ -16,9 +16,7 @@ CP=$(free_port)
 start_cspark "$CP" "$T/cspark.log" --conf "spark.pyspark.python=$PY" "${checks[@]}"
 export PYSPARK_PYTHON="$PY" # the workers of both servers
 start_spark "$SP" "$T/spark.log" "${checks[@]}"
-timeout 600 "$PY" "$SRC/tests/connect/barrier_mode.py" "sc://localhost:$SP" "$T/spark.json" \
-  >"$T/client-spark.log" 2>&1 || fail "the program against Spark: $(tail -n 5 "$T/client-spark.log")"
-timeout 600 "$PY" "$SRC/tests/connect/barrier_mode.py" "sc://localhost:$CP" "$T/cspark.json" \
-  >"$T/client-cspark.log" 2>&1 || fail "the program against cspark: $(tail -n 5 "$T/client-cspark.log")"
-"$PY" "$SRC/tests/connect/compare_results.py" "$T/spark.json" "$T/cspark.json" || fail "the answers differ"
+run_client spark "$SP" barrier_mode "$T/spark.json"
+run_client cspark "$CP" barrier_mode "$T/cspark.json"
+compare_answers
 echo "PASS barrier_mode_spark"

@@ -8,19 +8,5 @@
 set -u
 . "$(dirname "$0")/lib/connect.sh"
 connect_test_init map_in_batch "${1:-}"
-for master in 'local[2]' 'local-cluster[2,1,1024]'; do
-  port=$(free_port)
-  name=${master%%[*}
-  "$SERVER" --master "$master" --conf spark.ui.enabled=false \
-    --conf "spark.connect.grpc.binding.port=$port" --conf "spark.pyspark.python=$PY" \
-    >"$T/$name.log" 2>&1 &
-  pid=$!
-  _connect_pids+=($pid)
-  wait_listening cspark-connect-server "$pid" "$port" 60
-  timeout 600 "$PY" "$SRC/tests/connect/map_in_batch.py" "sc://localhost:$port" "$T/$name.json" \
-    >"$T/$name-client.log" 2>&1 || fail "$master: $(tail -n 5 "$T/$name-client.log")"
-  kill -TERM "$pid"
-  wait "$pid" 2>/dev/null
-  echo "ok $master"
-done
+run_on_local_masters map_in_batch
 echo "PASS map_in_batch"

@@ -12,9 +12,7 @@ SP=$(free_port)
 CP=$(free_port)
 start_cspark "$CP" "$T/cspark.log"
 start_spark "$SP" "$T/spark.log"
-timeout 600 "$PY" "$SRC/tests/connect/persist.py" "sc://localhost:$SP" "$T/spark-data" "$T/spark.json" \
-  >"$T/client-spark.log" 2>&1 || fail "the program against Spark: $(tail -n 5 "$T/client-spark.log")"
-timeout 600 "$PY" "$SRC/tests/connect/persist.py" "sc://localhost:$CP" "$T/cspark-data" "$T/cspark.json" \
-  >"$T/client-cspark.log" 2>&1 || fail "the program against cspark: $(tail -n 5 "$T/client-cspark.log")"
-"$PY" "$SRC/tests/connect/compare_results.py" "$T/spark.json" "$T/cspark.json" || fail "the answers differ"
+run_client spark "$SP" persist "$T/spark-data" "$T/spark.json"
+run_client cspark "$CP" persist "$T/cspark-data" "$T/cspark.json"
+compare_answers
 echo "PASS persist_spark"

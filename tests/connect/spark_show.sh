@@ -14,10 +14,8 @@ CP=$(free_port)
 start_cspark "$CP" "$T/cspark.log"
 start_spark "$SP" "$T/spark.log"
 
-timeout 600 "$PY" "$SRC/tests/connect/show_strings.py" "sc://localhost:$SP" "$T/spark.json" --record \
-  >"$T/client-spark.log" 2>&1 || fail "the program against Spark: $(tail -n 5 "$T/client-spark.log")"
-timeout 600 "$PY" "$SRC/tests/connect/show_strings.py" "sc://localhost:$CP" "$T/cspark.json" \
-  >"$T/client-cspark.log" 2>&1 || fail "the program against cspark: $(tail -n 5 "$T/client-cspark.log")"
+run_client spark "$SP" show_strings "$T/spark.json" --record
+run_client cspark "$CP" show_strings "$T/cspark.json"
 "$PY" - "$T/spark.json" "$T/cspark.json" <<'PYEOF' || fail "the answers differ"
 import json, sys
 spark, cspark = (json.load(open(p)) for p in sys.argv[1:3])

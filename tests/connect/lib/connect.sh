@@ -12,6 +12,15 @@
 #                                          options after), output in LOG; waits until it listens
 #   start_spark PORT LOG [OPTIONS...]      Spark's own Connect server on PORT (local[2], more
 #                                          options after); waits
+#   run_client WHO PORT PROGRAM ARGS...    tests/connect/PROGRAM.py sc://localhost:PORT ARGS... (10
+#                                          minutes at most), output in $T/client-WHO.log; fails with
+#                                          its tail ("the program against WHO")
+#   compare_answers                        compare_results.py of $T/spark.json and $T/cspark.json
+#   run_on_local_masters PROGRAM [OPTIONS...]
+#                                          PROGRAM.py URL $T/NAME.json against a cspark-connect-server
+#                                          of its own on local[2], then on local-cluster[2,1,1024]
+#                                          (NAME local, local-cluster; Python workers $PY; OPTIONS
+#                                          more server options), each server stopped after it
 _connect_pids=()
 _connect_cleanup() {
   local p
@@ -85,4 +94,35 @@ start_spark() {
   local pid=$!
   _connect_pids+=($pid)
   wait_listening "Spark's Connect server" "$pid" "$port" 300
+}
+
+run_client() {
+  local who=$1 port=$2 program=$3
+  shift 3
+  timeout 600 "$PY" "$SRC/tests/connect/$program.py" "sc://localhost:$port" "$@" \
+    >"$T/client-$who.log" 2>&1 || fail "the program against $who: $(tail -n 5 "$T/client-$who.log")"
+}
+
+compare_answers() {
+  "$PY" "$SRC/tests/connect/compare_results.py" "$T/spark.json" "$T/cspark.json" ||
+    fail "the answers differ"
+}
+
+run_on_local_masters() {
+  local program=$1 master port name pid
+  shift
+  for master in 'local[2]' 'local-cluster[2,1,1024]'; do
+    port=$(free_port)
+    name=${master%%[*}
+    "$SERVER" --master "$master" --conf spark.ui.enabled=false \
+      --conf "spark.connect.grpc.binding.port=$port" --conf "spark.pyspark.python=$PY" "$@" \
+      >"$T/$name.log" 2>&1 &
+    pid=$!
+    _connect_pids+=($pid)
+    wait_listening cspark-connect-server "$pid" "$port" 60
+    run_client "$name" "$port" "$program" "$T/$name.json"
+    kill -TERM "$pid"
+    wait "$pid" 2>/dev/null
+    echo "ok $master"
+  done
 }
