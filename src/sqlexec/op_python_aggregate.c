@@ -91,9 +91,7 @@ typedef struct py_agg_op {
     cs_col_batch **gb;
     cs_sql_row_run *runs;
     int n_runs, cap_runs;
-    uint8_t *key;
-    size_t key_len, key_cap;
-    bool have_key;
+    cs_sql_run_key key;
     int64_t groups_sent;
     /* each group sent and not answered yet: its first row (qb[i]'s row qr[i]); a window's: its
      * whole partition (qb[i]) */
@@ -129,7 +127,7 @@ static void group_drop(py_agg_op *o)
     for (int i = 0; i < o->n_runs; i++)
         cs_col_batch_unref(o->gb[i]);
     o->n_runs = 0;
-    o->have_key = false;
+    o->key.have = false;
 }
 
 /* Adds row r of w to the group (a reference to w taken by the run it starts). */
@@ -329,18 +327,8 @@ static int take_batch(py_agg_op *o, cs_col_batch *w, cs_error *err)
     for (int64_t r = 0; r < w->num_rows; r++) {
         const uint8_t *k = o->n_keys > 0 ? o->kb.bytes + o->kb.off[r] : NULL;
         size_t kl = o->n_keys > 0 ? (size_t)(o->kb.off[r + 1] - o->kb.off[r]) : 0;
-        if (o->have_key && (kl != o->key_len || (kl && memcmp(k, o->key, kl) != 0))) {
-            if (flush_group(o, err) != 0) return err->code;
-        }
-        if (!o->have_key) {
-            if (kl > o->key_cap) {
-                o->key_cap = kl;
-                o->key = cs_xrealloc(o->key, kl);
-            }
-            if (kl) memcpy(o->key, k, kl);
-            o->key_len = kl;
-            o->have_key = true;
-        }
+        if (cs_sql_run_key_ends(&o->key, k, kl) && flush_group(o, err) != 0) return err->code;
+        if (!o->key.have) cs_sql_run_key_set(&o->key, k, kl);
         group_add(o, w, r);
     }
     return 0;
@@ -609,7 +597,7 @@ static void agg_destroy(cs_sql_op *op)
     free(o->work_cols);
     free(o->gb);
     free(o->runs);
-    free(o->key);
+    free(o->key.bytes);
     free(o->qb);
     free(o->qr);
     free(o->python);

@@ -56,9 +56,7 @@ typedef struct py_rows {
     int n_gb, cap_gb;
     int32_t *bidx, *ridx; /* row i is row ridx[i] of gb[bidx[i]] */
     int64_t n_rows, cap_rows;
-    uint8_t *key;
-    size_t key_len, key_cap;
-    bool have_key;
+    cs_sql_run_key key;
 } py_rows;
 
 /* One side of a cogroup: its child's batches, cut into groups one ahead of the merge. */
@@ -116,7 +114,7 @@ static void rows_drop(py_rows *g)
         cs_col_batch_unref(g->gb[i]);
     g->n_gb = 0;
     g->n_rows = 0;
-    g->have_key = false;
+    g->key.have = false;
 }
 
 static void rows_free(py_rows *g)
@@ -125,7 +123,7 @@ static void rows_free(py_rows *g)
     free(g->gb);
     free(g->bidx);
     free(g->ridx);
-    free(g->key);
+    free(g->key.bytes);
 }
 
 /* Adds row r of b (a reference to b is taken the first time one of its rows comes). */
@@ -145,22 +143,6 @@ static void rows_add(py_rows *g, cs_col_batch *b, int64_t r)
     }
     g->bidx[g->n_rows] = g->n_gb - 1;
     g->ridx[g->n_rows++] = (int32_t)r;
-}
-
-static void rows_set_key(py_rows *g, const uint8_t *k, size_t kl)
-{
-    if (kl > g->key_cap) {
-        g->key_cap = kl;
-        g->key = cs_xrealloc(g->key, kl);
-    }
-    if (kl) memcpy(g->key, k, kl);
-    g->key_len = kl;
-    g->have_key = true;
-}
-
-static bool rows_other_key(const py_rows *g, const uint8_t *k, size_t kl)
-{
-    return g->have_key && (kl != g->key_len || (kl && memcmp(k, g->key, kl) != 0));
 }
 
 /* The gathered rows as one batch of schema (none: an empty batch); the rows are dropped. */
@@ -209,10 +191,11 @@ static int take_batch(py_group_op *o, cs_col_batch *b, cs_error *err)
     for (int64_t r = 0; r < b->num_rows; r++) {
         const uint8_t *k = o->n_keys > 0 ? o->kb.bytes + o->kb.off[r] : NULL;
         size_t kl = o->n_keys > 0 ? (size_t)(o->kb.off[r + 1] - o->kb.off[r]) : 0;
-        if ((o->max_rows > 0 && o->g.n_rows == o->max_rows) || rows_other_key(&o->g, k, kl)) {
+        if ((o->max_rows > 0 && o->g.n_rows == o->max_rows) ||
+            cs_sql_run_key_ends(&o->g.key, k, kl)) {
             if (flush_group(o, err) != 0) return err->code;
         }
-        if (!o->g.have_key) rows_set_key(&o->g, k, kl);
+        if (!o->g.key.have) cs_sql_run_key_set(&o->g.key, k, kl);
         rows_add(&o->g, b, r);
     }
     return 0;
@@ -256,11 +239,11 @@ static int side_fill(py_group_op *o, int i, cs_error *err)
         for (; s->pos < s->cur->num_rows; s->pos++) {
             const uint8_t *k = s->kb.bytes + s->kb.off[s->pos];
             size_t kl = (size_t)(s->kb.off[s->pos + 1] - s->kb.off[s->pos]);
-            if (rows_other_key(&s->g, k, kl)) {
+            if (cs_sql_run_key_ends(&s->g.key, k, kl)) {
                 s->ready = true; /* this row starts the next group */
                 return 0;
             }
-            if (!s->g.have_key) rows_set_key(&s->g, k, kl);
+            if (!s->g.key.have) cs_sql_run_key_set(&s->g.key, k, kl);
             rows_add(&s->g, s->cur, s->pos);
         }
         cs_col_batch_unref(s->cur);
@@ -304,9 +287,9 @@ static int pump_cogroup(void *arg, cs_error *err)
     if (!l->ready || !r->ready) {
         cmp = l->ready ? -1 : 1;
     } else {
-        size_t n = l->g.key_len < r->g.key_len ? l->g.key_len : r->g.key_len;
-        cmp = n ? memcmp(l->g.key, r->g.key, n) : 0;
-        if (cmp == 0) cmp = l->g.key_len < r->g.key_len ? -1 : l->g.key_len > r->g.key_len;
+        size_t n = l->g.key.len < r->g.key.len ? l->g.key.len : r->g.key.len;
+        cmp = n ? memcmp(l->g.key.bytes, r->g.key.bytes, n) : 0;
+        if (cmp == 0) cmp = l->g.key.len < r->g.key.len ? -1 : l->g.key.len > r->g.key.len;
     }
     cs_py_worker_send_int(o->worker, 2);
     if (send_side(o, 0, cmp <= 0, err) != 0 || send_side(o, 1, cmp >= 0, err) != 0)

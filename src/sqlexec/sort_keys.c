@@ -3,8 +3,9 @@
  * a whole batch encoded column by column into one buffer, whose memcmp order is Spark's ordering
  * and whose equality is Spark's grouping equality; and the way back from encoded keys to columns;
  * and integral key columns as 64-bit words (the hash join's and aggregate's one- or two-word
- * keys, compared without encoding). Called by the hash aggregate (group keys), the hash join (join
- * keys) and the sort (sort keys).
+ * keys, compared without encoding); and the key of the run of equal keys being read from sorted
+ * input (cs_sql_run_key). Called by the hash aggregate (group keys), the hash join (join keys),
+ * the sort (sort keys) and the Python group operators (their groups' keys).
  */
 #include "sqlexec/sql_ops_internal.h"
 
@@ -448,4 +449,20 @@ void cs_sql_keys_decode(const uint8_t *const *rows, int64_t n, cs_col_type *cons
     for (int k = 0; k < n_types; k++)
         cols[k] = decode_column(cur, n, types[k], alloc);
     free(cur);
+}
+
+void cs_sql_run_key_set(cs_sql_run_key *rk, const uint8_t *k, size_t kl)
+{
+    if (kl > rk->cap) {
+        rk->cap = kl;
+        rk->bytes = cs_xrealloc(rk->bytes, kl);
+    }
+    if (kl) memcpy(rk->bytes, k, kl);
+    rk->len = kl;
+    rk->have = true;
+}
+
+bool cs_sql_run_key_ends(const cs_sql_run_key *rk, const uint8_t *k, size_t kl)
+{
+    return rk->have && (kl != rk->len || (kl && memcmp(k, rk->bytes, kl) != 0));
 }

@@ -61,6 +61,18 @@ typedef struct cs_sql_keybuf {
 void cs_sql_keys_encode(cs_sql_keybuf *kb, const cs_col_batch *b, const cs_sort_key *keys,
                         int n_keys, bool with_hash);
 void cs_sql_keybuf_free(cs_sql_keybuf *kb);
+
+/* The encoded key (as cs_sql_keys_encode's) of the group being gathered from input sorted by it:
+ * set by the group's first row, compared with each next row's. Owns its bytes (free them);
+ * `have = false` starts the next group. */
+typedef struct cs_sql_run_key {
+    uint8_t *bytes;
+    size_t len, cap;
+    bool have;
+} cs_sql_run_key;
+void cs_sql_run_key_set(cs_sql_run_key *rk, const uint8_t *k, size_t kl);
+/* true when a key is set and k is another one: the group before k ends */
+bool cs_sql_run_key_ends(const cs_sql_run_key *rk, const uint8_t *k, size_t kl);
 /* Integral column c's n values (byte .. long and the types stored as them), sign-extended to
  * 64-bit words, into out[0], out[stride], out[2 * stride], ... (null rows' words unspecified). */
 void cs_sql_key_words(const cs_column *c, int64_t n, uint64_t *out, int stride);
