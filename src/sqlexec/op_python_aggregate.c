@@ -100,13 +100,6 @@ typedef struct py_agg_op {
     int q_head, q_len, q_cap;
 } py_agg_op;
 
-static int send_bytes(void *arg, const void *p, size_t n, cs_error *err)
-{
-    (void)err;
-    cs_py_worker_send(arg, p, n);
-    return 0;
-}
-
 /* The work batch of child batch b (taken over). */
 static cs_col_batch *work_batch(py_agg_op *o, cs_col_batch *b, cs_error *err)
 {
@@ -423,7 +416,7 @@ static int start(py_agg_op *o, cs_error *err)
     free(cmds);
     cs_sbuf_free(&kinds);
     if (!o->worker) return err->code;
-    o->writer = cs_ipc_writer_new(o->sent_schema, send_bytes, o->worker);
+    o->writer = cs_ipc_writer_new(o->sent_schema, cs_py_worker_ipc_sink, o->worker);
     cs_py_worker_set_pump(o->worker, pump, o);
     return 0;
 }

@@ -76,13 +76,6 @@ typedef struct py_eval_op {
     int64_t total, sent, answered;
 } py_eval_op;
 
-static int send_bytes(void *arg, const void *p, size_t n, cs_error *err)
-{
-    (void)err;
-    cs_py_worker_send(arg, p, n);
-    return 0;
-}
-
 /* Queues a non-empty child batch (taken over) with its argument columns. */
 static int q_push(py_eval_op *o, cs_col_batch *b, cs_error *err)
 {
@@ -234,7 +227,7 @@ static int py_open(cs_sql_op *op, const cs_sql_exec_ctx *ctx, cs_error *err)
     o->worker = cs_py_worker_start(&spec, err);
     free(cmds);
     if (!o->worker) return err->code;
-    o->writer = cs_ipc_writer_new(o->sent_schema, send_bytes, o->worker);
+    o->writer = cs_ipc_writer_new(o->sent_schema, cs_py_worker_ipc_sink, o->worker);
     cs_py_worker_set_pump(o->worker, pump, o);
     return 0;
 }

@@ -101,13 +101,6 @@ typedef struct py_group_op {
     py_side side[2];
 } py_group_op;
 
-static int send_bytes(void *arg, const void *p, size_t n, cs_error *err)
-{
-    (void)err;
-    cs_py_worker_send(arg, p, n);
-    return 0;
-}
-
 static void rows_drop(py_rows *g)
 {
     for (int i = 0; i < g->n_gb; i++)
@@ -262,7 +255,7 @@ static int send_side(py_group_op *o, int i, bool take, cs_error *err)
     cs_col_batch *b = rows_gather(take ? &s->g : &none, schema, o->base.ctx->alloc);
     if (take) s->ready = false;
     if (!b) return cs_error_set(err, CS_ENOMEM, "%s: cannot gather a group", o->base.vt->name);
-    cs_ipc_writer *w = cs_ipc_writer_new(schema, send_bytes, o->worker);
+    cs_ipc_writer *w = cs_ipc_writer_new(schema, cs_py_worker_ipc_sink, o->worker);
     int rc = cs_ipc_writer_write(w, b, err);
     if (rc == 0) rc = cs_ipc_writer_close(w, err);
     cs_ipc_writer_free(w);
@@ -333,7 +326,7 @@ static int grp_open(cs_sql_op *op, const cs_sql_exec_ctx *ctx, cs_error *err)
         return 0;
     }
     o->writer = cs_ipc_writer_new(o->sent_schema ? o->sent_schema : op->children[0]->schema,
-                                  send_bytes, o->worker);
+                                  cs_py_worker_ipc_sink, o->worker);
     cs_py_worker_set_pump(o->worker, pump, o);
     return 0;
 }

@@ -352,6 +352,13 @@ void cs_py_worker_send_int(cs_py_worker *w, int32_t v)
     if (!w->out_broken) put_int(&w->out, v);
 }
 
+int cs_py_worker_ipc_sink(void *worker, const void *p, size_t n, cs_error *err)
+{
+    (void)err;
+    cs_py_worker_send(worker, p, n);
+    return 0;
+}
+
 void cs_py_worker_end_input(cs_py_worker *w)
 {
     cs_py_worker_send_int(w, CS_PY_END_OF_STREAM);

@@ -126,6 +126,9 @@ cs_py_worker *cs_py_worker_start(const cs_py_worker_spec *spec, cs_error *err);
 void cs_py_worker_send(cs_py_worker *w, const void *p, size_t n);
 /* Queues an int32 (big-endian, as Java's DataOutputStream). */
 void cs_py_worker_send_int(cs_py_worker *w, int32_t v);
+/* cs_py_worker_send as an Arrow IPC writer's sink (cs_ipc_writer_new's, arg the worker): the
+ * operators' argument batches go to the worker through it. Never fails. */
+int cs_py_worker_ipc_sink(void *worker, const void *p, size_t n, cs_error *err);
 
 /* After the last of the input: END_OF_STREAM, as Spark's writer sends it at once (the worker
  * reads it before it flushes its last output). */
