@@ -19,7 +19,7 @@ import sys
 import pandas as pd
 import pyarrow as pa
 from pyspark.sql import SparkSession
-from connect_checks import check
+from connect_checks import answers, check
 
 url, out_path = sys.argv[1], sys.argv[2]
 spark = SparkSession.builder.remote(url).getOrCreate()
@@ -98,12 +98,7 @@ frames = {
                                                            barrier=True),
     "not_barrier": spark.range(0, 4, 1, 2).mapInPandas(plain, "id long, barrier boolean"),
 }
-results = {}
-for name, df in frames.items():
-    pdf = df.toPandas()
-    results[name] = {"schema": df.schema.simpleString(),
-                     "rows": sorted([repr(v) for v in r] for r in df.collect()),
-                     "pandas": {"columns": list(pdf.columns), "rows": len(pdf)}}
+results = answers(frames)
 
 check(results["context"]["rows"] == [["True", "0", "5"], ["True", "1", "5"]],
       "BarrierTaskContext in every task: %r" % results["context"])

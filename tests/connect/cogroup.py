@@ -19,7 +19,7 @@ import pandas as pd
 import pyarrow as pa
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
-from connect_checks import check, error_of_udf
+from connect_checks import answers, check, error_of_udf, table
 
 url, out_path = sys.argv[1], sys.argv[2]
 spark = SparkSession.builder.remote(url).getOrCreate()
@@ -119,58 +119,41 @@ frames = {
         keyed(3, 30, "CAST(id % 5 + 1 AS INT)", "w").groupBy("k")).applyInPandas(
         key_sizes, "k string, nl long, nr long"),
 }
-results = {}
-for name, df in frames.items():
-    rows = sorted([repr(v) for v in r] for r in df.collect())
-    pdf = df.toPandas()
-    results[name] = {
-        "schema": df.schema.simpleString(),
-        "rows": rows,
-        "pandas": {"columns": list(pdf.columns), "rows": len(pdf)},
-    }
+results = answers(frames)
 
-
-def nulls_last(row):
-    return [(True, 0) if v is None else (False, v) for v in row]
-
-
-def table(name):
-    return sorted((tuple(eval(v) for v in r) for r in results[name]["rows"]), key=nulls_last)
-
-
-check(table("pandas_sizes") == [(1, 2, 0, "k,v|k,w"), (2, 1, 1, "k,v|k,w"),
+check(table(results, "pandas_sizes") == [(1, 2, 0, "k,v|k,w"), (2, 1, 1, "k,v|k,w"),
                                 (3, 3, 1, "k,v|k,w"), (4, 0, 2, "k,v|k,w")],
-      "sizes, one-sided keys with the other side's columns: %r" % table("pandas_sizes"))
-check(table("pandas_key") == [(1, 21), (2, 220), (3, 393), (4, 801)],
-      "the key argument: %r" % table("pandas_key"))
-check(len(table("pandas_merge")) == 8, "merged frames: %r" % table("pandas_merge"))
-check(table("pandas_string_keys") == [("ann", 10), ("bob", 21), ("cy", 1), (None, 11)],
-      "string keys and a null key: %r" % table("pandas_string_keys"))
-check(sum(r[2] for r in table("pandas_two_keys")) == 10, "two keys: %r" % table("pandas_two_keys"))
-check(table("pandas_expression_key") == [(1, 3), (5, 1)],
-      "grouped by an expression: %r" % table("pandas_expression_key"))
-check(table("pandas_empty_side") == [(1, 2, 0, "k,v|k,w"), (2, 1, 0, "k,v|k,w"),
+      "sizes, one-sided keys with the other side's columns: %r" % table(results, "pandas_sizes"))
+check(table(results, "pandas_key") == [(1, 21), (2, 220), (3, 393), (4, 801)],
+      "the key argument: %r" % table(results, "pandas_key"))
+check(len(table(results, "pandas_merge")) == 8, "merged frames: %r" % table(results, "pandas_merge"))
+check(table(results, "pandas_string_keys") == [("ann", 10), ("bob", 21), ("cy", 1), (None, 11)],
+      "string keys and a null key: %r" % table(results, "pandas_string_keys"))
+check(sum(r[2] for r in table(results, "pandas_two_keys")) == 10, "two keys: %r" % table(results, "pandas_two_keys"))
+check(table(results, "pandas_expression_key") == [(1, 3), (5, 1)],
+      "grouped by an expression: %r" % table(results, "pandas_expression_key"))
+check(table(results, "pandas_empty_side") == [(1, 2, 0, "k,v|k,w"), (2, 1, 0, "k,v|k,w"),
                                      (3, 3, 0, "k,v|k,w")],
-      "an empty side: %r" % table("pandas_empty_side"))
-check(table("pandas_both_empty") == [], "both sides empty")
+      "an empty side: %r" % table(results, "pandas_empty_side"))
+check(table(results, "pandas_both_empty") == [], "both sides empty")
 want = {}
 for i in range(3000):
     want[i % 97] = want.get(i % 97, 0) + i
 for i in range(2000):
     want[i % 89] = want.get(i % 89, 0) + i
-check(table("pandas_many_keys") == sorted(want.items()), "97 keys over shuffled partitions")
-check(table("pandas_then_aggregate") == [(sum(want.values()), 97)], "an aggregate above")
-check(table("arrow_sizes") == [(1, 2, 0), (2, 1, 1), (3, 3, 1), (4, 0, 2)],
-      "applyInArrow: %r" % table("arrow_sizes"))
-check(table("pandas_int_long_keys") == [(str(k), 8, 6) for k in range(5)],
-      "int and bigint keys meet: %r" % table("pandas_int_long_keys"))
-check(table("pandas_long_short_keys") == [(str(k), 8, 6) for k in range(5)],
-      "bigint and smallint keys meet: %r" % table("pandas_long_short_keys"))
-check(table("pandas_int_double_keys") == sorted([(str(k), 8, 0) for k in range(1, 6)] +
+check(table(results, "pandas_many_keys") == sorted(want.items()), "97 keys over shuffled partitions")
+check(table(results, "pandas_then_aggregate") == [(sum(want.values()), 97)], "an aggregate above")
+check(table(results, "arrow_sizes") == [(1, 2, 0), (2, 1, 1), (3, 3, 1), (4, 0, 2)],
+      "applyInArrow: %r" % table(results, "arrow_sizes"))
+check(table(results, "pandas_int_long_keys") == [(str(k), 8, 6) for k in range(5)],
+      "int and bigint keys meet: %r" % table(results, "pandas_int_long_keys"))
+check(table(results, "pandas_long_short_keys") == [(str(k), 8, 6) for k in range(5)],
+      "bigint and smallint keys meet: %r" % table(results, "pandas_long_short_keys"))
+check(table(results, "pandas_int_double_keys") == sorted([(str(k), 8, 0) for k in range(1, 6)] +
                                                 [("%d.0" % k, 0, 6) for k in range(1, 6)]),
-      "int and double keys never meet: %r" % table("pandas_int_double_keys"))
-check(sorted(r[1:] for r in table("pandas_string_int_keys")) == [(0, 6)] * 5 + [(8, 0)] * 5,
-      "string and int keys never meet: %r" % table("pandas_string_int_keys"))
+      "int and double keys never meet: %r" % table(results, "pandas_int_double_keys"))
+check(sorted(r[1:] for r in table(results, "pandas_string_int_keys")) == [(0, 6)] * 5 + [(8, 0)] * 5,
+      "string and int keys never meet: %r" % table(results, "pandas_string_int_keys"))
 
 
 errors = {

@@ -11,6 +11,11 @@ Imported by the programs beside it (run as scripts, so this folder is on their p
                                         whose text holds every word
   error_of_udf(fn)                      {"type", "message_has_cause"} of what fn() raised (a UDF
                                         failing "on purpose"), or None: compared across servers
+  answers(frames)                       each named DataFrame's answer as compare_results.py
+                                        compares them: schema, rows (sorted, values as repr) and
+                                        pandas shape
+  table(results, name)                  answers' rows of name back as value tuples, sorted with
+                                        nulls last
 Nothing here holds state; each program owns its session.
 """
 
@@ -64,3 +69,24 @@ def error_of_udf(fn):
     except Exception as e:  # noqa: BLE001 - the type's name is what is compared
         return {"type": type(e).__name__, "message_has_cause": "on purpose" in str(e)}
     return None
+
+
+def answers(frames):
+    results = {}
+    for name, df in frames.items():
+        rows = sorted([repr(v) for v in r] for r in df.collect())
+        pdf = df.toPandas()
+        results[name] = {
+            "schema": df.schema.simpleString(),
+            "rows": rows,
+            "pandas": {"columns": list(pdf.columns), "rows": len(pdf)},
+        }
+    return results
+
+
+def _nulls_last(row):
+    return [(True, 0) if v is None else (False, v) for v in row]
+
+
+def table(results, name):
+    return sorted((tuple(eval(v) for v in r) for r in results[name]["rows"]), key=_nulls_last)

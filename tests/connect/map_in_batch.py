@@ -16,7 +16,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
-from connect_checks import check, error_of_udf
+from connect_checks import answers, check, error_of_udf
 
 url, out_path = sys.argv[1], sys.argv[2]
 spark = SparkSession.builder.remote(url).getOrCreate()
@@ -117,16 +117,7 @@ frames = {
     "arrow_strings": people.select("name", F.col("age").alias("n")).mapInArrow(
         arrow_strings, "s string, n int"),
 }
-results = {}
-for name, df in frames.items():
-    rows = sorted([repr(v) for v in r] for r in df.collect())
-    pdf = df.toPandas()
-    results[name] = {
-        "schema": df.schema.simpleString(),
-        "rows": rows,
-        "pandas": {"columns": list(pdf.columns), "rows": len(pdf)},
-    }
-
+results = answers(frames)
 
 def values(name, col=0):
     return sorted(eval(r[col]) for r in results[name]["rows"])

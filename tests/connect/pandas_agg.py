@@ -28,7 +28,7 @@ import pandas as pd
 from pyspark.sql import SparkSession, Window
 from pyspark.sql import functions as F
 from pyspark.sql.functions import PandasUDFType, pandas_udf, udf
-from connect_checks import check
+from connect_checks import answers, check, table
 
 url, out_path = sys.argv[1], sys.argv[2]
 spark = SparkSession.builder.remote(url).getOrCreate()
@@ -128,65 +128,48 @@ frames = {
                                      F.row_number().over(part.orderBy("v")).alias("r")),
     "window_many_keys": many.withColumn("m", mean_udf(many.v).over(Window.partitionBy("k"))),
 }
-results = {}
-for name, frame in frames.items():
-    rows = sorted([repr(v) for v in r] for r in frame.collect())
-    pdf = frame.toPandas()
-    results[name] = {
-        "schema": frame.schema.simpleString(),
-        "rows": rows,
-        "pandas": {"columns": list(pdf.columns), "rows": len(pdf)},
-    }
+results = answers(frames)
 
-
-def nulls_last(row):
-    return [(True, 0) if v is None else (False, v) for v in row]
-
-
-def table(name):
-    return sorted((tuple(eval(v) for v in r) for r in results[name]["rows"]), key=nulls_last)
-
-
-check(table("one_udf") == [(1, 1.5), (2, 4.0), (3, None), (None, 4.0)],
-      "one UDF: %r" % table("one_udf"))
-check(table("two_udfs") == [(1, 1.5, 4.0 / 3), (2, 4.0, 4.5), (3, None, 0.0), (None, 4.0, 4.0)],
-      "two UDFs: %r" % table("two_udfs"))
-check(table("same_column_twice") == [(1, 0.0, 2), (2, 0.0, 2), (3, 0.0, 1), (None, 0.0, 1)],
-      "one column read twice: %r" % table("same_column_twice"))
-check(table("expression_over_result") == [(1, 4.0, 1), (2, 9.0, 2), (3, None, 3),
+check(table(results, "one_udf") == [(1, 1.5), (2, 4.0), (3, None), (None, 4.0)],
+      "one UDF: %r" % table(results, "one_udf"))
+check(table(results, "two_udfs") == [(1, 1.5, 4.0 / 3), (2, 4.0, 4.5), (3, None, 0.0), (None, 4.0, 4.0)],
+      "two UDFs: %r" % table(results, "two_udfs"))
+check(table(results, "same_column_twice") == [(1, 0.0, 2), (2, 0.0, 2), (3, 0.0, 1), (None, 0.0, 1)],
+      "one column read twice: %r" % table(results, "same_column_twice"))
+check(table(results, "expression_over_result") == [(1, 4.0, 1), (2, 9.0, 2), (3, None, 3),
                                           (None, 9.0, None)],
-      "an expression over a result: %r" % table("expression_over_result"))
-check(table("python_udf_over_result") == [(1, 2.5), (2, 5.0), (3, None), (None, 5.0)],
-      "a Python UDF over a result: %r" % table("python_udf_over_result"))
-check(table("python_udf_in_argument") == [(1, 2.5), (2, 5.0), (3, None), (None, 5.0)],
-      "a Python UDF in an argument: %r" % table("python_udf_in_argument"))
-check(table("global_agg") == [(3.0, 6)], "a global agg: %r" % table("global_agg"))
-check(table("select") == [(3.0, )], "select: %r" % table("select"))
-check(table("empty_grouped") == [], "an empty input, grouped")
-check(table("string_key") == [("a", 2, 1.5), ("b", 1, 1.0), ("c", 1, 1.0), ("d", 1, 2.0),
-                              (None, 1, 3.0)], "a string key: %r" % table("string_key"))
-check(table("string_result") == [(1, "a,b"), (2, "a"), (3, "c"), (None, "d")],
-      "a string result: %r" % table("string_result"))
-check(len(table("two_keys")) == 6, "two keys: %r" % table("two_keys"))
-check(table("computed_key") == [(0, 4.0), (1, 1.5), (None, 4.0)],
-      "a computed key: %r" % table("computed_key"))
+      "an expression over a result: %r" % table(results, "expression_over_result"))
+check(table(results, "python_udf_over_result") == [(1, 2.5), (2, 5.0), (3, None), (None, 5.0)],
+      "a Python UDF over a result: %r" % table(results, "python_udf_over_result"))
+check(table(results, "python_udf_in_argument") == [(1, 2.5), (2, 5.0), (3, None), (None, 5.0)],
+      "a Python UDF in an argument: %r" % table(results, "python_udf_in_argument"))
+check(table(results, "global_agg") == [(3.0, 6)], "a global agg: %r" % table(results, "global_agg"))
+check(table(results, "select") == [(3.0, )], "select: %r" % table(results, "select"))
+check(table(results, "empty_grouped") == [], "an empty input, grouped")
+check(table(results, "string_key") == [("a", 2, 1.5), ("b", 1, 1.0), ("c", 1, 1.0), ("d", 1, 2.0),
+                              (None, 1, 3.0)], "a string key: %r" % table(results, "string_key"))
+check(table(results, "string_result") == [(1, "a,b"), (2, "a"), (3, "c"), (None, "d")],
+      "a string result: %r" % table(results, "string_result"))
+check(len(table(results, "two_keys")) == 6, "two keys: %r" % table(results, "two_keys"))
+check(table(results, "computed_key") == [(0, 4.0), (1, 1.5), (None, 4.0)],
+      "a computed key: %r" % table(results, "computed_key"))
 want = {}
 for i in range(3000):
     want.setdefault(i % 97, []).append(float(i))
-check(table("many_keys") == sorted((k, sum(v) / len(v), len(v)) for k, v in want.items()),
+check(table(results, "many_keys") == sorted((k, sum(v) / len(v), len(v)) for k, v in want.items()),
       "97 keys over shuffled partitions")
-check(table("then_aggregate") == [(3000, 97)], "an aggregate above")
-check(table("named_argument") == table("one_udf"), "a named argument")
-check([r[4:] for r in table("window_unbounded")] == [(1.5, 2), (1.5, 2), (4.0, 2), (4.0, 2),
+check(table(results, "then_aggregate") == [(3000, 97)], "an aggregate above")
+check(table(results, "named_argument") == table(results, "one_udf"), "a named argument")
+check([r[4:] for r in table(results, "window_unbounded")] == [(1.5, 2), (1.5, 2), (4.0, 2), (4.0, 2),
                                                      (None, 1), (4.0, 1)],
-      "a window's whole partition: %r" % table("window_unbounded"))
-check(table("window_range_offsets") == [(1, 1.0, 1, 1.0), (1, 2.0, None, 5.0),
+      "a window's whole partition: %r" % table(results, "window_unbounded"))
+check(table(results, "window_range_offsets") == [(1, 1.0, 1, 1.0), (1, 2.0, None, 5.0),
                                         (1, 3.0, 4, 3.5), (1, 4.0, 3, 3.5), (1, 8.0, None, 5.0),
                                         (2, 5.0, 3, 5.0)],
-      "a RANGE frame with offsets: %r" % table("window_range_offsets"))
-check(sorted(r[4] for r in table("window_whole_input") if r[4] is not None) == [3.0] * 6,
-      "one window over everything: %r" % table("window_whole_input"))
-check(sorted(r[1:] for r in table("window_many_keys")) ==
+      "a RANGE frame with offsets: %r" % table(results, "window_range_offsets"))
+check(sorted(r[4] for r in table(results, "window_whole_input") if r[4] is not None) == [3.0] * 6,
+      "one window over everything: %r" % table(results, "window_whole_input"))
+check(sorted(r[1:] for r in table(results, "window_many_keys")) ==
       sorted((float(i), sum(want[i % 97]) / len(want[i % 97])) for i in range(3000)),
       "97 window partitions")
 
